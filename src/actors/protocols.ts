@@ -1,0 +1,65 @@
+/**
+ * The typed messages of every channel between actors. Each channel is a Protocol (request → answer)
+ * plus one-way Events; all payloads are structured-clone data (bigint, Uint8Array, plain objects).
+ */
+import type { HeadInfo, NewHeadEvent } from '../chain/chain.js';
+import type { Json, Wire } from '../rpc/types.js';
+import type { DecodedTx } from '../txpool/types.js';
+
+/** A JSON-RPC call routed to the actor that owns the method, params already parsed by the transport. */
+export interface RpcCall {
+  method: string;
+  params: Wire;
+}
+
+/** Account facts the pool needs to admit a transaction. */
+export interface AccountSnapshot {
+  nonce: bigint;
+  balance: bigint;
+  hasCode: boolean;
+}
+
+/** Anyone → chain. */
+export type ChainProtocol = {
+  rpc: { req: RpcCall; res: Json };
+  head: { req: Record<string, never>; res: HeadInfo };
+  accounts: { req: { addresses: Uint8Array[] }; res: { head: HeadInfo; accounts: AccountSnapshot[] } };
+  /** Builds a block on the head and holds it; answers with what consensus must seal. */
+  build: {
+    req: { timestamp: bigint; coinbase: Uint8Array; extraData: Uint8Array; maxBuildMs: number; transactions: PoolTxForBlock[] };
+    res: { number: bigint; hash: Uint8Array; txCount: number; gasUsed: bigint; rejected: Uint8Array[] };
+  };
+  /** Stores the held block with its sealed extraData as the new head. */
+  importBuilt: { req: { hash: Uint8Array; sealedExtraData: Uint8Array }; res: { number: bigint; hash: Uint8Array } };
+  discardBuilt: { req: Record<string, never>; res: null };
+};
+
+/** Chain → subscribers (pool, consensus). */
+export type ChainEvents = {
+  newHead: NewHeadEvent;
+};
+
+/** A pooled transaction as block building needs it. */
+export interface PoolTxForBlock {
+  raw: Uint8Array;
+  hash: Uint8Array;
+  senderPublicKey: Uint8Array;
+}
+
+/** Anyone → transaction pool. */
+export type TxPoolProtocol = {
+  rpc: { req: RpcCall; res: Json };
+  select: { req: { maxCount: number; gasLimit: bigint; baseFee?: bigint }; res: PoolTxForBlock[] };
+  nextNonce: { req: { address: Uint8Array }; res: bigint | null };
+  /** The pending-shape view of a pooled transaction, or null when it is not in the pool. */
+  pendingTx: { req: { hash: Uint8Array }; res: Json };
+  /** Drops transactions that block building found invalid against the state. */
+  drop: { req: { hashes: Uint8Array[] }; res: null };
+};
+
+/** Anyone → consensus. */
+export type ConsensusProtocol = {
+  rpc: { req: RpcCall; res: Json };
+};
+
+export type { DecodedTx };

@@ -1,0 +1,25 @@
+import type { Block, HeaderData } from '@ethereumjs/block';
+import type { Common } from '@ethereumjs/common';
+import type { MerkleStateManager } from '@ethereumjs/statemanager';
+import type { TypedTransaction } from '@ethereumjs/tx';
+import type { Withdrawal } from '@ethereumjs/util';
+
+/**
+ * What the chain needs to know about the network it runs, independent of how blocks are sealed:
+ * the EVM rules, the genesis, and how to make and decode blocks (a QBFT block hashes differently from
+ * an ethash one). The chain owns storage and execution; the spec owns these rules.
+ */
+export interface ChainSpec {
+  /** EVM rules; the chain sets its hardfork per block. */
+  readonly common: Common;
+  readonly chainId: bigint;
+  readonly networkId: bigint;
+  /** Writes the genesis alloc (balances, nonces, code, storage) into an empty state. */
+  writeGenesisState(stateManager: MerkleStateManager): Promise<void>;
+  /** The genesis block for the state root the alloc produced. */
+  genesisBlock(stateRoot: Uint8Array): Block;
+  /** A block from its RLP encoding, as stored or received. */
+  decodeBlock(rlp: Uint8Array): Block;
+  /** A new block from header fields and a body (the chain fills roots; the caller sealing rules). */
+  createBlock(header: HeaderData, transactions: TypedTransaction[], withdrawals?: Withdrawal[]): Block;
+}

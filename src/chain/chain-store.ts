@@ -1,0 +1,119 @@
+import type { Block } from '@ethereumjs/block';
+import { RLP } from '@ethereumjs/rlp';
+import { bigIntToUnpaddedBytes, bytesToBigInt, bytesToHex } from '@ethereumjs/util';
+import type { KvOp, KvStore } from './kv-store.js';
+import { decodeReceipts, encodeReceipts } from './receipt-codec.js';
+import { Prefix, canonicalKey, metaKey, MetaKey, prefixed, SCHEMA_VERSION } from './storage-schema.js';
+import type { StoredReceipt, TxLocation } from './types.js';
+
+/** How many recent blocks stay decoded in memory: reads of the head area never touch RocksDB. */
+const BLOCK_CACHE_SIZE = 256;
+
+/**
+ * Blocks, receipts and indexes in RocksDB (layout in storage-schema.ts). Reads go through a small
+ * cache of decoded blocks; writes are returned as operations for the caller to batch atomically.
+ */
+export class ChainStore {
+  private readonly blockCache = new Map<string, Block>();
+  private readonly receiptCache = new Map<string, StoredReceipt[]>();
+
+  constructor(
+    private readonly kv: KvStore,
+    private readonly decodeBlock: (rlp: Uint8Array) => Block,
+  ) {}
+
+  async getHeadHash(): Promise<Uint8Array | undefined> {
+    return this.kv.get(metaKey(MetaKey.head));
+  }
+
+  async getGenesisHash(): Promise<Uint8Array | undefined> {
+    return this.kv.get(metaKey(MetaKey.genesis));
+  }
+
+  async getCanonicalHash(blockNumber: bigint): Promise<Uint8Array | undefined> {
+    if (blockNumber < 0n) return undefined;
+    return this.kv.get(canonicalKey(blockNumber));
+  }
+
+  async getBlock(hash: Uint8Array): Promise<Block | undefined> {
+    const key = bytesToHex(hash);
+    const cached = this.blockCache.get(key);
+    if (cached) return cached;
+    const rlp = await this.kv.get(prefixed(Prefix.block, hash));
+    if (!rlp) return undefined;
+    const block = this.decodeBlock(rlp);
+    this.remember(this.blockCache, key, block);
+    return block;
+  }
+
+  async getBlockByNumber(blockNumber: bigint): Promise<Block | undefined> {
+    const hash = await this.getCanonicalHash(blockNumber);
+    return hash ? this.getBlock(hash) : undefined;
+  }
+
+  async getTotalDifficulty(hash: Uint8Array): Promise<bigint | undefined> {
+    const bytes = await this.kv.get(prefixed(Prefix.totalDifficulty, hash));
+    return bytes ? bytesToBigInt(bytes) : undefined;
+  }
+
+  async getReceipts(blockHash: Uint8Array): Promise<StoredReceipt[] | undefined> {
+    const key = bytesToHex(blockHash);
+    const cached = this.receiptCache.get(key);
+    if (cached) return cached;
+    const bytes = await this.kv.get(prefixed(Prefix.receipts, blockHash));
+    if (!bytes) return undefined;
+    const receipts = decodeReceipts(bytes);
+    this.remember(this.receiptCache, key, receipts);
+    return receipts;
+  }
+
+  async getTxLocation(txHash: Uint8Array): Promise<TxLocation | undefined> {
+    const bytes = await this.kv.get(prefixed(Prefix.txLookup, txHash));
+    if (!bytes) return undefined;
+    const [blockHash, index] = RLP.decode(bytes) as Uint8Array[];
+    const block = await this.getBlock(blockHash!);
+    if (!block) return undefined;
+    return { blockHash: blockHash!, blockNumber: block.header.number, index: Number(bytesToBigInt(index!)) };
+  }
+
+  /**
+   * The operations that store a block as the new canonical head. The head pointer comes last, so that
+   * a batch is either wholly applied or the old head still stands with all its data.
+   */
+  blockOps(block: Block, hash: Uint8Array, receipts: StoredReceipt[], totalDifficulty: bigint): KvOp[] {
+    const ops: KvOp[] = [
+      { type: 'put', key: prefixed(Prefix.block, hash), value: block.serialize() },
+      { type: 'put', key: prefixed(Prefix.totalDifficulty, hash), value: bigIntToUnpaddedBytes(totalDifficulty) },
+      { type: 'put', key: prefixed(Prefix.receipts, hash), value: encodeReceipts(receipts) },
+      { type: 'put', key: canonicalKey(block.header.number), value: hash },
+    ];
+    block.transactions.forEach((tx, index) => {
+      ops.push({
+        type: 'put',
+        key: prefixed(Prefix.txLookup, tx.hash()),
+        value: RLP.encode([hash, bigIntToUnpaddedBytes(BigInt(index))]),
+      });
+    });
+    ops.push({ type: 'put', key: metaKey(MetaKey.head), value: hash });
+    return ops;
+  }
+
+  genesisOps(genesisHash: Uint8Array): KvOp[] {
+    return [
+      { type: 'put', key: metaKey(MetaKey.genesis), value: genesisHash },
+      { type: 'put', key: metaKey(MetaKey.schemaVersion), value: bigIntToUnpaddedBytes(BigInt(SCHEMA_VERSION)) },
+    ];
+  }
+
+  /** Keeps what was just written in the caches, so the new head is served without a decode. */
+  rememberWritten(block: Block, hash: Uint8Array, receipts: StoredReceipt[]): void {
+    const key = bytesToHex(hash);
+    this.remember(this.blockCache, key, block);
+    this.remember(this.receiptCache, key, receipts);
+  }
+
+  private remember<V>(cache: Map<string, V>, key: string, value: V): void {
+    cache.set(key, value);
+    if (cache.size > BLOCK_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+  }
+}

@@ -1,0 +1,444 @@
+import type { Block, HeaderData } from '@ethereumjs/block';
+import { genTransactionsTrieRoot } from '@ethereumjs/block';
+import { createMPT } from '@ethereumjs/mpt';
+import { RLP } from '@ethereumjs/rlp';
+import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
+import type { TypedTransaction } from '@ethereumjs/tx';
+import { Capability, createTxFromRLP } from '@ethereumjs/tx';
+import {
+  KECCAK256_RLP,
+  bigIntToBytes,
+  bytesToHex,
+  createAddressFromString,
+  equalsBytes,
+  setLengthLeft,
+} from '@ethereumjs/util';
+import { Bloom, createVM, encodeReceipt, runBlock, runTx } from '@ethereumjs/vm';
+import type { VM } from '@ethereumjs/vm';
+import type { ChainSpec } from './chain-spec.js';
+import { ChainStore } from './chain-store.js';
+import { KvStore } from './kv-store.js';
+import { StateDb } from './state-db.js';
+import type { StoredReceipt } from './types.js';
+
+/** EIP-4788's system contract; Besu (and ethereumjs) skip the call when it has no code. */
+const BEACON_ROOTS_ADDRESS = createAddressFromString('0x000F3df6D732807Ef1319fB7B8bB8522d0Beac02');
+
+export interface HeadInfo {
+  number: bigint;
+  hash: Uint8Array;
+  timestamp: bigint;
+  gasLimit: bigint;
+  baseFeePerGas?: bigint;
+  /** Base fee of the block that would follow, for the pool's selection. */
+  nextBaseFeePerGas?: bigint;
+  stateRoot: Uint8Array;
+  coinbase: Uint8Array;
+  extraData: Uint8Array;
+  totalDifficulty: bigint;
+}
+
+/** A transaction handed to block building: the pool has already decoded and recovered it. */
+export interface CandidateTx {
+  raw: Uint8Array;
+  hash: Uint8Array;
+  senderPublicKey: Uint8Array;
+}
+
+export interface BuildRequest {
+  timestamp: bigint;
+  coinbase: Uint8Array;
+  /** Unsealed extraData; sealing replaces it before import. */
+  extraData: Uint8Array;
+  /** Upper bound on how long the transaction loop may run, in ms. */
+  maxBuildMs: number;
+  transactions: CandidateTx[];
+}
+
+export interface BuiltBlock {
+  block: Block;
+  /** The header fields the block was made from, so sealing can remake it with new extraData. */
+  headerData: HeaderData;
+  hash: Uint8Array;
+  receipts: StoredReceipt[];
+  /** Hashes of candidates that could not be included (invalid against the state they met). */
+  rejected: Uint8Array[];
+}
+
+/** What the rest of the node learns when a block becomes the head. */
+export interface NewHeadEvent {
+  head: HeadInfo;
+  includedTxHashes: Uint8Array[];
+  /** Post-block nonce of every sender with a transaction in the block, as [address hex, nonce]. */
+  senderNonces: [string, bigint][];
+}
+
+/**
+ * The chain: the one owner of RocksDB, world state and execution. It builds blocks with its own
+ * `runTx` loop (ethereumjs' BlockBuilder re-roots the block per transaction, which is quadratic),
+ * imports blocks from elsewhere with `runBlock`, and serves state and block reads.
+ *
+ * Builds and imports run one at a time; reads use a separate state manager so that a half-built
+ * block is never visible to a reader.
+ */
+export class Chain {
+  private head!: HeadInfo;
+  private headBlock!: Block;
+  /** Serialises every operation that moves the head or touches the building state. */
+  private writeLock: Promise<unknown> = Promise.resolve();
+  /** Serialises reads that move the read state manager's root. */
+  private readLock: Promise<unknown> = Promise.resolve();
+  private readRoot: Uint8Array = new Uint8Array();
+
+  private constructor(
+    readonly spec: ChainSpec,
+    private readonly kv: KvStore,
+    readonly store: ChainStore,
+    private readonly stateDb: StateDb,
+    private readonly buildVm: VM,
+    /** Reads and simulations (eth_call, eth_estimateGas) run here, never on the building state. */
+    readonly readVm: VM,
+  ) {}
+
+  static async open(location: string, spec: ChainSpec): Promise<Chain> {
+    const kv = await KvStore.open(location);
+    try {
+      const store = new ChainStore(kv, (rlp) => spec.decodeBlock(rlp));
+      const stateDb = new StateDb(kv);
+      const buildState = await openState(stateDb);
+      const readState = await openState(stateDb);
+      const blockchain = new BlockHashLookup(store);
+      const buildVm = await createVM({ common: spec.common.copy(), stateManager: buildState, blockchain });
+      const readVm = await createVM({ common: spec.common.copy(), stateManager: readState, blockchain });
+      const chain = new Chain(spec, kv, store, stateDb, buildVm, readVm);
+      await chain.initialise();
+      return chain;
+    } catch (err) {
+      await kv.close().catch(() => undefined);
+      throw err;
+    }
+  }
+
+  getHead(): HeadInfo {
+    return this.head;
+  }
+
+  getHeadBlock(): Block {
+    return this.headBlock;
+  }
+
+  /** Flushes nothing (every block is written whole) and releases the database. */
+  async close(): Promise<void> {
+    await this.exclusive(async () => {
+      await this.kv.close();
+    });
+  }
+
+  /**
+   * Executes candidate transactions on the head state and assembles a block. The block is held, not
+   * stored: `importBuilt` stores it once sealed, `discardBuilt` drops it.
+   */
+  buildBlock(req: BuildRequest): Promise<BuiltBlock> {
+    return this.exclusive(() => this.build(req));
+  }
+
+  /** Stores a block built here, with the sealed extraData consensus gave it, as the new head. */
+  importBuilt(built: BuiltBlock, sealedExtraData: Uint8Array): Promise<NewHeadEvent> {
+    return this.exclusive(async () => {
+      if (!equalsBytes(built.block.header.parentHash, this.head.hash)) {
+        throw new Error('built block no longer extends the head');
+      }
+      const header: HeaderData = { ...built.headerData, extraData: sealedExtraData };
+      const sealed = this.spec.createBlock(header, [...built.block.transactions], built.block.withdrawals);
+      return this.storeAsHead(sealed, built.receipts);
+    });
+  }
+
+  discardBuilt(): Promise<void> {
+    return this.exclusive(() => this.resetBuildState());
+  }
+
+  /** Executes a block from elsewhere (sync, `blocks import`) and stores it as the new head. */
+  importBlock(block: Block): Promise<NewHeadEvent> {
+    return this.exclusive(async () => {
+      if (!equalsBytes(block.header.parentHash, this.head.hash)) throw new Error('parent block is not the head');
+      this.buildVm.common.setHardforkBy({ blockNumber: block.header.number, timestamp: block.header.timestamp });
+      try {
+        const result = await runBlock(this.buildVm, {
+          block,
+          root: this.head.stateRoot,
+          skipHeaderValidation: true,
+          skipBlockValidation: true,
+          setHardfork: true,
+        });
+        if (!equalsBytes(result.stateRoot, block.header.stateRoot)) {
+          throw new Error(`state root mismatch: block says ${bytesToHex(block.header.stateRoot)}, execution gives ${bytesToHex(result.stateRoot)}`);
+        }
+        const receipts = block.transactions.map((tx, i) =>
+          toStoredReceipt(tx, result.results[i]!, result.receipts[i]!.cumulativeBlockGasUsed, block.header.baseFeePerGas),
+        );
+        return await this.storeAsHead(block, receipts);
+      } catch (err) {
+        await this.resetBuildState();
+        throw err;
+      }
+    });
+  }
+
+  /**
+   * Runs `fn` with the read VM's state at `stateRoot`. Reads are serialised because moving the root
+   * of the shared read state manager under a concurrent read would mix two states.
+   */
+  withStateAt<T>(stateRoot: Uint8Array, fn: (vm: VM) => Promise<T>): Promise<T> {
+    const run = async (): Promise<T> => {
+      if (!equalsBytes(this.readRoot, stateRoot)) {
+        await this.readVm.stateManager.setStateRoot(stateRoot, true);
+        this.readRoot = stateRoot;
+      }
+      return fn(this.readVm);
+    };
+    const next = this.readLock.then(run, run);
+    this.readLock = next.catch(() => undefined);
+    return next;
+  }
+
+  private async initialise(): Promise<void> {
+    const headHash = await this.store.getHeadHash();
+    if (headHash === undefined) {
+      await this.writeGenesis();
+      return;
+    }
+    const block = await this.store.getBlock(headHash);
+    const td = await this.store.getTotalDifficulty(headHash);
+    if (!block || td === undefined) throw new Error(`database is inconsistent: head ${bytesToHex(headHash)} has no block`);
+    const expectedGenesis = await this.computeGenesisHash();
+    const storedGenesis = await this.store.getGenesisHash();
+    if (storedGenesis && !equalsBytes(storedGenesis, expectedGenesis)) {
+      throw new Error(
+        `the data path holds a chain with genesis ${bytesToHex(storedGenesis)}, not ${bytesToHex(expectedGenesis)}: use another --data-path`,
+      );
+    }
+    this.setHead(block, headHash, td);
+    await this.resetBuildState();
+  }
+
+  private async computeGenesisHash(): Promise<Uint8Array> {
+    const scratch = new MerkleStateManager({ common: this.spec.common });
+    await this.spec.writeGenesisState(scratch);
+    return this.spec.genesisBlock(await scratch.getStateRoot()).hash();
+  }
+
+  private async writeGenesis(): Promise<void> {
+    const state = this.buildVm.stateManager as MerkleStateManager;
+    await this.spec.writeGenesisState(state);
+    const stateRoot = await state.getStateRoot();
+    const genesis = this.spec.genesisBlock(stateRoot);
+    const hash = genesis.hash();
+    const td = genesis.header.difficulty;
+    const ops = [...this.stateDb.drainStaged(), ...this.store.genesisOps(hash), ...this.store.blockOps(genesis, hash, [], td)];
+    await this.kv.write(ops);
+    this.store.rememberWritten(genesis, hash, []);
+    this.setHead(genesis, hash, td);
+  }
+
+  private setHead(block: Block, hash: Uint8Array, totalDifficulty: bigint): void {
+    const h = block.header;
+    this.headBlock = block;
+    this.head = {
+      number: h.number,
+      hash,
+      timestamp: h.timestamp,
+      gasLimit: h.gasLimit,
+      baseFeePerGas: h.baseFeePerGas,
+      nextBaseFeePerGas: h.baseFeePerGas === undefined ? undefined : h.calcNextBaseFee(),
+      stateRoot: h.stateRoot,
+      coinbase: h.coinbase.bytes,
+      extraData: h.extraData,
+      totalDifficulty,
+    };
+  }
+
+  private async resetBuildState(): Promise<void> {
+    this.stateDb.discardStaged();
+    await this.buildVm.stateManager.setStateRoot(this.head.stateRoot, true);
+  }
+
+  private async build(req: BuildRequest): Promise<BuiltBlock> {
+    const parent = this.headBlock.header;
+    const vm = this.buildVm;
+    const common = vm.common;
+    common.setHardforkBy({ blockNumber: parent.number + 1n, timestamp: req.timestamp });
+    const headerData: HeaderData = {
+      parentHash: this.head.hash,
+      number: parent.number + 1n,
+      timestamp: req.timestamp,
+      coinbase: req.coinbase,
+      gasLimit: parent.gasLimit,
+      extraData: req.extraData,
+      difficulty: 1n,
+      nonce: new Uint8Array(8),
+      mixHash: parent.mixHash,
+    };
+    if (common.isActivatedEIP(1559)) {
+      headerData.baseFeePerGas = parent.baseFeePerGas === undefined ? 1_000_000_000n : parent.calcNextBaseFee();
+    }
+    if (common.isActivatedEIP(4844)) {
+      headerData.blobGasUsed = 0n;
+      headerData.excessBlobGas = parent.excessBlobGas === undefined ? 0n : parent.calcNextExcessBlobGas(common);
+    }
+    if (common.isActivatedEIP(4788)) headerData.parentBeaconBlockRoot = new Uint8Array(32);
+    if (common.isActivatedEIP(4895)) headerData.withdrawalsRoot = KECCAK256_RLP;
+    // The block whose environment (number, time, coinbase, base fee) the transactions execute in.
+    const envBlock = this.spec.createBlock(headerData, [], common.isActivatedEIP(4895) ? [] : undefined);
+
+    try {
+      await vm.evm.journal.checkpoint();
+      if (common.isActivatedEIP(4788)) await this.accumulateBeaconRoot(envBlock);
+
+      const included: TypedTransaction[] = [];
+      const receipts: StoredReceipt[] = [];
+      const consensusReceipts: Uint8Array[] = [];
+      const rejected: Uint8Array[] = [];
+      const bloom = new Bloom(undefined, common);
+      let gasUsed = 0n;
+      const deadline = Date.now() + req.maxBuildMs;
+      for (const candidate of req.transactions) {
+        if (Date.now() > deadline) break;
+        const tx = createTxFromRLP(candidate.raw, { common });
+        // The pool recovered and checked this signature already; trusting it skips a second recovery.
+        (tx.cache as { senderPubKey?: Uint8Array }).senderPubKey = candidate.senderPublicKey;
+        if (gasUsed + tx.gasLimit > parent.gasLimit) continue;
+        let result;
+        try {
+          result = await runTx(vm, { tx, block: envBlock, blockGasUsed: gasUsed, skipHardForkValidation: true });
+        } catch {
+          rejected.push(candidate.hash);
+          continue;
+        }
+        gasUsed += result.totalGasSpent;
+        const receipt = toStoredReceipt(tx, result, gasUsed, headerData.baseFeePerGas as bigint | undefined);
+        receipts.push(receipt);
+        consensusReceipts.push(
+          encodeReceipt(
+            { status: receipt.status ?? 0, cumulativeBlockGasUsed: gasUsed, bitvector: receipt.logsBloom, logs: receipt.logs },
+            tx.type,
+          ),
+        );
+        bloom.or(result.bloom);
+        included.push(tx);
+      }
+      await vm.evm.journal.commit();
+      const stateRoot = await vm.stateManager.getStateRoot();
+
+      const builtHeader: HeaderData = {
+        ...headerData,
+        stateRoot,
+        transactionsTrie: await genTransactionsTrieRoot(included),
+        receiptTrie: await receiptsRoot(consensusReceipts),
+        logsBloom: bloom.bitvector,
+        gasUsed,
+      };
+      const block = this.spec.createBlock(builtHeader, included, common.isActivatedEIP(4895) ? [] : undefined);
+      return { block, headerData: builtHeader, hash: block.hash(), receipts, rejected };
+    } catch (err) {
+      await this.resetBuildState();
+      throw err;
+    }
+  }
+
+  private async accumulateBeaconRoot(envBlock: Block): Promise<void> {
+    const sm = this.buildVm.stateManager;
+    const code = await sm.getCode(BEACON_ROOTS_ADDRESS);
+    if (code.length === 0) return;
+    const historyLength = BigInt(this.buildVm.common.param('historicalRootsLength'));
+    const timestamp = envBlock.header.timestamp;
+    const index = timestamp % historyLength;
+    await sm.putStorage(BEACON_ROOTS_ADDRESS, setLengthLeft(bigIntToBytes(index), 32), bigIntToBytes(timestamp));
+    await sm.putStorage(
+      BEACON_ROOTS_ADDRESS,
+      setLengthLeft(bigIntToBytes(index + historyLength), 32),
+      envBlock.header.parentBeaconBlockRoot ?? new Uint8Array(32),
+    );
+  }
+
+  private async storeAsHead(block: Block, receipts: StoredReceipt[]): Promise<NewHeadEvent> {
+    const hash = block.hash();
+    const td = this.head.totalDifficulty + block.header.difficulty;
+    const ops = [...this.stateDb.drainStaged(), ...this.store.blockOps(block, hash, receipts, td)];
+    await this.kv.write(ops);
+    this.store.rememberWritten(block, hash, receipts);
+    this.setHead(block, hash, td);
+
+    const senderNonces = new Map<string, bigint>();
+    for (const tx of block.transactions) senderNonces.set(tx.getSenderAddress().toString(), tx.nonce + 1n);
+    return {
+      head: this.head,
+      includedTxHashes: block.transactions.map((tx) => tx.hash()),
+      senderNonces: [...senderNonces],
+    };
+  }
+
+  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const next = this.writeLock.then(fn, fn);
+    this.writeLock = next.catch(() => undefined);
+    return next;
+  }
+}
+
+async function openState(stateDb: StateDb): Promise<MerkleStateManager> {
+  const trie = await createMPT({ db: stateDb, useKeyHashing: true, valueEncoding: 'view' });
+  return new MerkleStateManager({ trie, caches: new Caches() });
+}
+
+async function receiptsRoot(encoded: Uint8Array[]): Promise<Uint8Array> {
+  const trie = await createMPT();
+  for (let i = 0; i < encoded.length; i++) await trie.put(RLP.encode(i), encoded[i]!);
+  return trie.root();
+}
+
+/** Effective price per gas: a 1559-style transaction pays min(maxFee, baseFee + tip). */
+export function effectiveGasPrice(tx: TypedTransaction, baseFee: bigint | undefined): bigint {
+  if (tx.supports(Capability.EIP1559FeeMarket) && baseFee !== undefined) {
+    const t = tx as unknown as { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint };
+    const tip = t.maxFeePerGas - baseFee < t.maxPriorityFeePerGas ? t.maxFeePerGas - baseFee : t.maxPriorityFeePerGas;
+    return baseFee + tip;
+  }
+  return (tx as unknown as { gasPrice: bigint }).gasPrice;
+}
+
+type TxExecution = Awaited<ReturnType<typeof runTx>>;
+
+function toStoredReceipt(tx: TypedTransaction, result: TxExecution, cumulativeGasUsed: bigint, baseFee: bigint | undefined): StoredReceipt {
+  const receipt: StoredReceipt = {
+    status: result.execResult.exceptionError ? 0 : 1,
+    cumulativeGasUsed,
+    gasUsed: result.totalGasSpent,
+    logsBloom: result.bloom.bitvector,
+    logs: (result.execResult.logs ?? []) as StoredReceipt['logs'],
+    txType: tx.type,
+    effectiveGasPrice: effectiveGasPrice(tx, baseFee),
+    from: tx.getSenderAddress().bytes,
+  };
+  if (tx.to) receipt.to = tx.to.bytes;
+  if (result.createdAddress) receipt.contractAddress = result.createdAddress.bytes;
+  if (result.blobGasUsed !== undefined) receipt.blobGasUsed = result.blobGasUsed;
+  return receipt;
+}
+
+/** BLOCKHASH needs the canonical block by number; the VM asks through this. */
+class BlockHashLookup {
+  constructor(private readonly store: ChainStore) {}
+
+  async getBlock(blockId: number): Promise<{ hash(): Uint8Array }> {
+    const hash = await this.store.getCanonicalHash(BigInt(blockId));
+    const found = hash ?? new Uint8Array(32);
+    return { hash: () => found };
+  }
+
+  async putBlock(): Promise<void> {}
+
+  shallowCopy(): this {
+    return this;
+  }
+}
+

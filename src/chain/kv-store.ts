@@ -1,0 +1,68 @@
+import rocksdbModule from 'rocksdb';
+
+/** rocksdb is CommonJS whose typings claim a default export; the factory is the module itself. */
+type RocksFactory = (location: string) => RocksHandle;
+interface RocksHandle {
+  open(options: { createIfMissing: boolean }, cb: (err: Error | undefined) => void): void;
+  close(cb: (err: Error | undefined) => void): void;
+  get(key: Uint8Array, options: { asBuffer: true; fillCache?: boolean }, cb: (err: Error | undefined, value: Buffer) => void): void;
+  batch(ops: RocksOp[], options: { sync?: boolean }, cb: (err: Error | undefined) => void): void;
+}
+type RocksOp = { type: 'put'; key: Uint8Array; value: Uint8Array } | { type: 'del'; key: Uint8Array };
+
+const openRocks = rocksdbModule as unknown as RocksFactory;
+
+export type KvOp = RocksOp;
+
+/**
+ * The promise-shaped face of the one RocksDB handle. Writes only happen in batches so that a block's
+ * data, its state and the head pointer land atomically.
+ */
+export class KvStore {
+  private constructor(private readonly db: RocksHandle) {}
+
+  static async open(location: string): Promise<KvStore> {
+    const db = openRocks(location);
+    await new Promise<void>((resolve, reject) =>
+      db.open({ createIfMissing: true }, (err) => (err ? reject(describeOpenError(err, location)) : resolve())),
+    );
+    return new KvStore(db);
+  }
+
+  get(key: Uint8Array): Promise<Uint8Array | undefined> {
+    return new Promise((resolve, reject) =>
+      this.db.get(asBuffer(key), { asBuffer: true }, (err, value) => {
+        if (err) {
+          if (/NotFound/i.test(err.message)) resolve(undefined);
+          else reject(err);
+        } else {
+          resolve(new Uint8Array(value.buffer, value.byteOffset, value.byteLength));
+        }
+      }),
+    );
+  }
+
+  write(ops: KvOp[]): Promise<void> {
+    if (ops.length === 0) return Promise.resolve();
+    const native = ops.map((op) =>
+      op.type === 'put' ? { type: 'put' as const, key: asBuffer(op.key), value: asBuffer(op.value) } : { type: 'del' as const, key: asBuffer(op.key) },
+    );
+    return new Promise((resolve, reject) => this.db.batch(native, {}, (err) => (err ? reject(err) : resolve())));
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve, reject) => this.db.close((err) => (err ? reject(err) : resolve())));
+  }
+}
+
+/** The binding treats anything but a Buffer as a string: a plain Uint8Array would be stored as "1,2,3". */
+function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+function describeOpenError(err: Error, location: string): Error {
+  if (/lock/i.test(err.message)) {
+    return new Error(`Data path ${location} is in use by another process (${err.message})`);
+  }
+  return new Error(`Cannot open database at ${location}: ${err.message}`);
+}

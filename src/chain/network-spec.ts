@@ -1,0 +1,35 @@
+import type { Block, HeaderData } from '@ethereumjs/block';
+import { createBlock, createBlockFromRLP } from '@ethereumjs/block';
+import type { TypedTransaction } from '@ethereumjs/tx';
+import type { Withdrawal } from '@ethereumjs/util';
+import type { ChainSpec } from './chain-spec.js';
+import { buildGenesis, genesisBlock, writeGenesisState } from './common.js';
+import { parseGenesisJson } from './genesis.js';
+import { createQbftBlock, qbftBlockFromRlp } from '../consensus/qbft/block-hash.js';
+
+/**
+ * The ChainSpec of a Besu genesis: its EVM rules, genesis state and block, and the block hashing its
+ * consensus uses (QBFT hashes exclude round and seals; ethash blocks hash plainly).
+ */
+export async function chainSpecFromGenesis(genesisJson: string, networkId?: bigint): Promise<ChainSpec> {
+  const genesis = parseGenesisJson(genesisJson);
+  const { common } = await buildGenesis(genesis);
+  const qbft = genesis.consensus === 'qbft';
+  return {
+    common,
+    chainId: genesis.chainId,
+    networkId: networkId ?? genesis.networkId,
+    writeGenesisState: async (stateManager) => {
+      await writeGenesisState(stateManager, genesis);
+    },
+    genesisBlock: (stateRoot) => genesisBlock(genesis, common, stateRoot),
+    decodeBlock: qbft
+      ? (rlp) => qbftBlockFromRlp(rlp, common)
+      : (rlp) => createBlockFromRLP(rlp, { common, setHardfork: true, skipConsensusFormatValidation: true }),
+    createBlock: (header: HeaderData, transactions: TypedTransaction[], withdrawals?: Withdrawal[]): Block => {
+      const data = { header, transactions, withdrawals: withdrawals?.map((w) => w.toValue()) };
+      const opts = { common, setHardfork: true, skipConsensusFormatValidation: true } as const;
+      return qbft ? createQbftBlock(data, opts) : createBlock(data, opts);
+    },
+  };
+}

@@ -1,0 +1,57 @@
+import { RLP } from '@ethereumjs/rlp';
+import { bigIntToUnpaddedBytes, bytesToBigInt } from '@ethereumjs/util';
+import type { RawLog, StoredReceipt } from './types.js';
+
+/**
+ * Storage encoding of a block's receipts (prefix `r`): one RLP list per receipt,
+ * [status-or-root, cumulativeGasUsed, gasUsed, logsBloom, logs, txType, effectiveGasPrice, from, to,
+ *  contractAddress, blobGasUsed, blobGasPrice]. This is Basalt's own layout, richer than the consensus
+ * receipt, so answering eth_getTransactionReceipt needs no re-execution.
+ */
+const EMPTY = new Uint8Array(0);
+
+export function encodeReceipts(receipts: StoredReceipt[]): Uint8Array {
+  return RLP.encode(
+    receipts.map((r) => [
+      r.root ?? (r.status === 1 ? Uint8Array.of(1) : EMPTY),
+      bigIntToUnpaddedBytes(r.cumulativeGasUsed),
+      bigIntToUnpaddedBytes(r.gasUsed),
+      r.logsBloom,
+      r.logs,
+      bigIntToUnpaddedBytes(BigInt(r.txType)),
+      bigIntToUnpaddedBytes(r.effectiveGasPrice),
+      r.from,
+      r.to ?? EMPTY,
+      r.contractAddress ?? EMPTY,
+      r.blobGasUsed === undefined ? EMPTY : bigIntToUnpaddedBytes(r.blobGasUsed),
+      r.blobGasPrice === undefined ? EMPTY : bigIntToUnpaddedBytes(r.blobGasPrice),
+    ]),
+  );
+}
+
+export function decodeReceipts(bytes: Uint8Array): StoredReceipt[] {
+  const items = RLP.decode(bytes) as unknown as Uint8Array[][];
+  return items.map((f) => {
+    const statusOrRoot = f[0] as Uint8Array;
+    const receipt: StoredReceipt = {
+      cumulativeGasUsed: bytesToBigInt(f[1] as Uint8Array),
+      gasUsed: bytesToBigInt(f[2] as Uint8Array),
+      logsBloom: f[3] as Uint8Array,
+      logs: f[4] as unknown as RawLog[],
+      txType: Number(bytesToBigInt(f[5] as Uint8Array)),
+      effectiveGasPrice: bytesToBigInt(f[6] as Uint8Array),
+      from: f[7] as Uint8Array,
+    };
+    if (statusOrRoot.length === 32) receipt.root = statusOrRoot;
+    else receipt.status = statusOrRoot.length === 1 && statusOrRoot[0] === 1 ? 1 : 0;
+    const to = f[8] as Uint8Array;
+    if (to.length > 0) receipt.to = to;
+    const contractAddress = f[9] as Uint8Array;
+    if (contractAddress.length > 0) receipt.contractAddress = contractAddress;
+    const blobGasUsed = f[10] as Uint8Array;
+    if (blobGasUsed.length > 0) receipt.blobGasUsed = bytesToBigInt(blobGasUsed);
+    const blobGasPrice = f[11] as Uint8Array;
+    if (blobGasPrice.length > 0) receipt.blobGasPrice = bytesToBigInt(blobGasPrice);
+    return receipt;
+  });
+}

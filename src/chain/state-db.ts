@@ -1,0 +1,62 @@
+import type { BatchDBOp, DB } from '@ethereumjs/util';
+import { hexToBytes } from '@ethereumjs/util';
+import type { KvOp, KvStore } from './kv-store.js';
+import { Prefix, prefixed } from './storage-schema.js';
+
+/**
+ * The world-state trie's view of RocksDB. The MPT hands us hex-string keys and byte values; we store
+ * them under the `s` prefix. Writes are staged in memory rather than written through, and the chain
+ * takes them with `drainStaged()` into the same RocksDB batch as the block and the head pointer, so a
+ * crash can never leave a head whose state is missing (nor state written for a block never stored).
+ */
+export class StateDb implements DB<string, string | Uint8Array> {
+  private staged = new Map<string, Uint8Array | null>();
+
+  constructor(private readonly kv: KvStore) {}
+
+  async get(key: string): Promise<Uint8Array | undefined> {
+    const staged = this.staged.get(key);
+    if (staged !== undefined) return staged ?? undefined;
+    return this.kv.get(stateKey(key));
+  }
+
+  async put(key: string, value: string | Uint8Array): Promise<void> {
+    this.staged.set(key, toBytes(value));
+  }
+
+  async del(key: string): Promise<void> {
+    // Trie nodes are content-addressed and shared between roots; without pruning we never delete.
+    void key;
+  }
+
+  async batch(ops: BatchDBOp<string, string | Uint8Array>[]): Promise<void> {
+    for (const op of ops) if (op.type === 'put') this.staged.set(op.key, toBytes(op.value));
+  }
+
+  shallowCopy(): DB<string, string | Uint8Array> {
+    return this;
+  }
+
+  async open(): Promise<void> {}
+
+  /** Hands over the staged writes as RocksDB operations and forgets them. */
+  drainStaged(): KvOp[] {
+    const ops: KvOp[] = [];
+    for (const [key, value] of this.staged) if (value !== null) ops.push({ type: 'put', key: stateKey(key), value });
+    this.staged = new Map();
+    return ops;
+  }
+
+  /** Drops staged writes of a block that will not be stored (a failed build or import). */
+  discardStaged(): void {
+    this.staged = new Map();
+  }
+}
+
+function stateKey(key: string): Uint8Array {
+  return prefixed(Prefix.state, hexToBytes(key.startsWith('0x') ? (key as `0x${string}`) : `0x${key}`));
+}
+
+function toBytes(value: string | Uint8Array): Uint8Array {
+  return typeof value === 'string' ? hexToBytes(value.startsWith('0x') ? (value as `0x${string}`) : `0x${value}`) : value;
+}

@@ -1,0 +1,8 @@
+// Subcommands by id (`blocks import`, `password hash`, ...): adding one is adding its class here.
+// Words before the subcommand belong to the node command (Besu: `besu --data-path=x blocks import ...`).
+
+import type { BasaltCommandClass } from './base.js';
+
+export const SUBCOMMANDS: ReadonlyMap<string, BasaltCommandClass> = new Map<string, BasaltCommandClass>([]);
+
+export const SUBCOMMAND_SUMMARIES = [...SUBCOMMANDS].map(([id, commandClass]) => ({ id, summary: commandClass.summary ?? '' }));

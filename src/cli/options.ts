@@ -1,0 +1,421 @@
+// THE table of node options. Each row gives Besu's names, the value kind, the default and the key in the
+// resolved `NodeOptions`; the environment variable (`BASALT_` + upper snake case of each long name) and the
+// TOML keys (each long name without dashes) are derived from the names, and `NodeOptions` is derived from
+// the rows — adding an option is adding one row.
+
+import { availableParallelism } from 'node:os';
+import {
+  address,
+  apiList,
+  bigInteger,
+  bigLong,
+  booleanFlag,
+  booleanWithOptionalValue,
+  booleanWithRequiredValue,
+  corsOrigins,
+  enumeration,
+  file,
+  hexBytes,
+  host,
+  hostAllowlist,
+  int,
+  type Kind,
+  logLevel,
+  long,
+  path,
+  percentage,
+  port,
+  stringList,
+  text,
+  wei,
+} from './kinds.js';
+
+export type { ApiGroup, LogLevel } from './kinds.js';
+export { API_GROUPS, LOG_LEVELS } from './kinds.js';
+
+export const ENV_PREFIX = 'BASALT_';
+
+export const NETWORKS = [
+  'mainnet', 'sepolia', 'holesky', 'hoodi', 'ephemery', 'linea_mainnet', 'linea_sepolia', 'lukso', 'dev',
+  'future_eips', 'experimental_eips',
+] as const;
+/** Named networks Besu knows; Basalt itself only runs `dev` (and custom genesis files). */
+export type NetworkName = (typeof NETWORKS)[number];
+
+export interface OptionRow<K extends string, T, HasDefault extends boolean> {
+  /** Long names first (`--name`), then aliases; a single-dash short name (`-l`) may follow. */
+  readonly names: readonly [`--${string}`, ...string[]];
+  readonly key: K;
+  readonly kind: Kind<T>;
+  readonly description: string;
+  readonly hasDefault: HasDefault;
+  /** A value, or a function computing it when it is needed (e.g. from the machine's CPU count). */
+  readonly default: HasDefault extends true ? T | (() => T) : undefined;
+  /** How the default is shown in help when it is not a plain value. */
+  readonly defaultText?: string;
+}
+
+interface RowSpec<K extends string, T> {
+  readonly names: readonly [`--${string}`, ...string[]];
+  readonly key: K;
+  readonly kind: Kind<T>;
+  readonly description: string;
+  readonly defaultText?: string;
+}
+
+/** An option that always has a value (given or default). */
+function option<const K extends string, T>(
+  spec: RowSpec<K, T> & { readonly default: NoInfer<T> | (() => NoInfer<T>) },
+): OptionRow<K, T, true> {
+  return { ...spec, hasDefault: true };
+}
+
+/** An option that is `undefined` unless given. */
+function optionalOption<const K extends string, T>(spec: RowSpec<K, T>): OptionRow<K, T, false> {
+  return { ...spec, hasDefault: false, default: undefined };
+}
+
+export const NODE_OPTIONS = [
+  // --- Node, data, network -----------------------------------------------------------------------------
+  optionalOption({
+    names: ['--config-file'],
+    key: 'configFile',
+    kind: file,
+    description: 'TOML config file',
+  }),
+  option({
+    names: ['--data-path'],
+    key: 'dataPath',
+    kind: path,
+    default: './build/data',
+    description: 'The path to Basalt data directory',
+  }),
+  optionalOption({
+    names: ['--genesis-file'],
+    key: 'genesisFile',
+    kind: file,
+    description: 'Genesis file for your custom network (cannot be used with --network)',
+  }),
+  // No plain default: with --genesis-file the network is the custom one (undefined); otherwise `mainnet`.
+  optionalOption({
+    names: ['--network'],
+    key: 'network',
+    kind: enumeration(NETWORKS, { paramLabel: '<NETWORK>', lenientSeparators: true }),
+    defaultText: 'MAINNET',
+    description: `Synchronize against the indicated network: ${NETWORKS.map((n) => n.toUpperCase()).join(', ')}`,
+  }),
+  optionalOption({
+    names: ['--network-id'],
+    key: 'networkId',
+    kind: bigInteger,
+    defaultText: 'the chain ID in the genesis file',
+    description: 'P2P network identifier',
+  }),
+  // Undefined unless given: the node picks `<data-path>/key` (or the dev network's validator key).
+  optionalOption({
+    names: ['--node-private-key-file'],
+    key: 'nodePrivateKeyFile',
+    kind: path,
+    defaultText: '<data-path>/key',
+    description: 'The node\'s private key file',
+  }),
+  optionalOption({
+    names: ['--identity'],
+    key: 'identity',
+    kind: text(),
+    description: 'Identification for this node in the Client ID',
+  }),
+  option({
+    names: ['--logging', '-l'],
+    key: 'logging',
+    kind: logLevel,
+    default: 'INFO',
+    description: 'Logging verbosity levels: OFF, ERROR, WARN, INFO, DEBUG, TRACE, ALL',
+  }),
+  option({
+    names: ['--revert-reason-enabled'],
+    key: 'revertReasonEnabled',
+    kind: booleanFlag,
+    default: false,
+    description: 'Enable passing the revert reason back through TransactionReceipts',
+  }),
+
+  // --- JSON-RPC over HTTP ------------------------------------------------------------------------------
+  option({
+    names: ['--rpc-http-enabled'],
+    key: 'rpcHttpEnabled',
+    kind: booleanFlag,
+    default: false,
+    description: 'Set to start the JSON-RPC HTTP service',
+  }),
+  option({
+    names: ['--rpc-http-host'],
+    key: 'rpcHttpHost',
+    kind: host,
+    default: '127.0.0.1',
+    description: 'Host for JSON-RPC HTTP to listen on',
+  }),
+  option({
+    names: ['--rpc-http-port'],
+    key: 'rpcHttpPort',
+    kind: port,
+    default: 8545,
+    description: 'Port for JSON-RPC HTTP to listen on',
+  }),
+  option({
+    names: ['--rpc-http-api', '--rpc-http-apis'],
+    key: 'rpcHttpApi',
+    kind: apiList,
+    default: ['ETH', 'NET', 'WEB3'],
+    description: 'Comma separated list of APIs to enable on JSON-RPC HTTP service',
+  }),
+  option({
+    names: ['--rpc-http-cors-origins'],
+    key: 'rpcHttpCorsOrigins',
+    kind: corsOrigins,
+    default: [],
+    defaultText: 'none',
+    description: 'Comma separated origin domain URLs (regular expressions) for CORS validation; all or * for any, none for none',
+  }),
+  option({
+    names: ['--host-allowlist'],
+    key: 'hostAllowlist',
+    kind: hostAllowlist,
+    default: ['localhost', '127.0.0.1'],
+    description: 'Comma separated list of hostnames to allow for RPC access, or * (all) to accept any host, or none',
+  }),
+  option({
+    names: ['--rpc-http-max-batch-size'],
+    key: 'rpcHttpMaxBatchSize',
+    kind: int(),
+    default: 1024,
+    description: 'Specifies the maximum number of requests in a single RPC batch request via RPC. -1 specifies no limit',
+  }),
+  option({
+    names: ['--rpc-http-max-request-content-length'],
+    key: 'rpcHttpMaxRequestContentLength',
+    kind: long(),
+    default: 134217728,
+    description: 'Specifies the maximum request content length',
+  }),
+  option({
+    names: ['--rpc-http-max-active-connections'],
+    key: 'rpcHttpMaxActiveConnections',
+    kind: int(),
+    default: 80,
+    description: 'Maximum number of HTTP connections allowed for JSON-RPC',
+  }),
+  option({
+    names: ['--rpc-http-workers'],
+    key: 'rpcHttpWorkers',
+    kind: int({ min: 1 }),
+    default: () => availableParallelism(),
+    defaultText: 'number of CPUs',
+    description: 'Number of worker threads serving JSON-RPC HTTP (Basalt)',
+  }),
+  option({
+    names: ['--json-pretty-print-enabled'],
+    key: 'jsonPrettyPrintEnabled',
+    kind: booleanFlag,
+    default: false,
+    description: 'Enable JSON pretty print format',
+  }),
+  option({
+    names: ['--rpc-max-logs-range'],
+    key: 'rpcMaxLogsRange',
+    kind: long(),
+    default: 5000,
+    description: 'Specifies the maximum number of blocks to retrieve logs from via RPC. Must be >=0. 0 specifies no limit',
+  }),
+  option({
+    names: ['--rpc-gas-cap'],
+    key: 'rpcGasCap',
+    kind: bigLong(),
+    default: 100000000n,
+    description: 'Specifies the gasLimit cap for transaction simulation RPC methods. Must be >=0. 0 specifies no limit',
+  }),
+
+  // --- Block production --------------------------------------------------------------------------------
+  option({
+    names: ['--miner-enabled'],
+    key: 'minerEnabled',
+    kind: booleanFlag,
+    default: false,
+    description: 'Set if node will perform mining',
+  }),
+  optionalOption({
+    names: ['--miner-coinbase'],
+    key: 'minerCoinbase',
+    kind: address,
+    description: 'Account to which mining rewards are paid',
+  }),
+  optionalOption({
+    names: ['--miner-extra-data'],
+    key: 'minerExtraData',
+    kind: hexBytes(32),
+    defaultText: '"basalt <version>" bytes',
+    description: 'A hex string representing the (32) bytes to be included in the extra data field of a mined block',
+  }),
+  option({
+    names: ['--min-gas-price'],
+    key: 'minGasPrice',
+    kind: wei,
+    default: 1000n,
+    description: 'Minimum price (in Wei) offered by a transaction for it to be included in a mined block',
+  }),
+  option({
+    names: ['--min-priority-fee'],
+    key: 'minPriorityFee',
+    kind: wei,
+    default: 0n,
+    description: 'Minimum priority fee per gas (in Wei) offered by a transaction for it to be included in a block',
+  }),
+  optionalOption({
+    names: ['--target-gas-limit'],
+    key: 'targetGasLimit',
+    kind: bigLong(),
+    description: 'Sets target gas limit per block. If set, each block\'s gas limit will approach this setting over time',
+  }),
+
+  // --- Transaction pool --------------------------------------------------------------------------------
+  // Computed defaults below depend on whether they were given; resolve.ts applies §12.3's forcing rules.
+  option({
+    names: ['--tx-pool-price-bump'],
+    key: 'txPoolPriceBump',
+    kind: percentage,
+    default: 10,
+    description: 'Price bump percentage to replace an already existing transaction',
+  }),
+  option({
+    names: ['--tx-pool-min-gas-price'],
+    key: 'txPoolMinGasPrice',
+    kind: wei,
+    default: 1000n,
+    description: 'Transactions with gas price (in Wei) lower than this minimum will not be accepted into the txpool (not to be confused with min-gas-price, that is applied on block creation)',
+  }),
+  option({
+    names: ['--tx-pool-max-future-by-sender'],
+    key: 'txPoolMaxFutureBySender',
+    kind: int(),
+    default: 200,
+    description: 'Max number of future pending transactions allowed for a single sender',
+  }),
+  option({
+    names: ['--rpc-tx-feecap'],
+    key: 'rpcTxFeecap',
+    kind: wei,
+    default: 1000000000000000000n,
+    description: 'Maximum transaction fees (in Wei) accepted for transaction submitted through RPC',
+  }),
+  option({
+    names: ['--tx-pool-no-local-priority'],
+    key: 'txPoolNoLocalPriority',
+    kind: booleanWithOptionalValue,
+    default: false,
+    description: 'Set to true if senders of transactions sent via RPC should not have priority',
+  }),
+  option({
+    names: ['--strict-tx-replay-protection-enabled'],
+    key: 'strictTxReplayProtectionEnabled',
+    kind: booleanWithOptionalValue,
+    default: false,
+    description: 'Require transactions submitted via JSON-RPC to use replay protection in accordance with EIP-155',
+  }),
+
+  // --- P2P ---------------------------------------------------------------------------------------------
+  option({
+    names: ['--p2p-enabled'],
+    key: 'p2pEnabled',
+    kind: booleanWithRequiredValue,
+    default: true,
+    description: 'Enable P2P functionality',
+  }),
+  option({
+    names: ['--p2p-host'],
+    key: 'p2pHost',
+    kind: host,
+    default: '127.0.0.1',
+    description: 'IP address this node advertises to its peers',
+  }),
+  option({
+    names: ['--p2p-port'],
+    key: 'p2pPort',
+    kind: port,
+    default: 30303,
+    description: 'Port on which to listen for P2P communication',
+  }),
+  option({
+    names: ['--discovery-enabled'],
+    key: 'discoveryEnabled',
+    kind: booleanWithRequiredValue,
+    default: true,
+    description: 'Enable P2P discovery',
+  }),
+  // Undefined = the network's own list (none for a custom genesis); an empty list = explicitly none.
+  optionalOption({
+    names: ['--bootnodes'],
+    key: 'bootnodes',
+    kind: stringList({ paramLabel: '<enode://id@host:port>', allowsNoValue: true }),
+    defaultText: 'the network\'s bootnodes',
+    description: 'Comma separated enode URLs for P2P discovery bootstrap',
+  }),
+  option({
+    names: ['--max-peers', '--p2p-peer-upper-bound'],
+    key: 'maxPeers',
+    kind: int(),
+    default: 25,
+    description: 'Maximum P2P connections that can be established',
+  }),
+] as const;
+
+export type NodeOptionRow = (typeof NODE_OPTIONS)[number];
+export type OptionKey = NodeOptionRow['key'];
+
+type ValueOfRow<R> = R extends OptionRow<string, infer T, infer HasDefault> ? (HasDefault extends true ? T : T | undefined) : never;
+
+/** The resolved options the node runs with: one field per table row, plus which options were given. */
+export type NodeOptions = { readonly [R in NodeOptionRow as R['key']]: ValueOfRow<R> } & {
+  /** Options given on the command line, in the environment or in the config file (not defaulted). */
+  readonly specified: ReadonlySet<OptionKey>;
+};
+
+/** The options of the table with their derived names, in the table's order. */
+export interface OptionSpec {
+  readonly row: NodeOptionRow;
+  readonly longNames: readonly string[];
+  readonly shortNames: readonly string[];
+  /** picocli names an option by its longest name in its own messages. */
+  readonly longestName: string;
+  readonly envNames: readonly string[];
+  readonly tomlKeys: readonly string[];
+}
+
+export function envVarName(longName: string): string {
+  return ENV_PREFIX + longName.replace(/^--/, '').toUpperCase().replace(/-/g, '_');
+}
+
+function describeRow(row: NodeOptionRow): OptionSpec {
+  const longNames = row.names.filter((name) => name.startsWith('--'));
+  const shortNames = row.names.filter((name) => !name.startsWith('--'));
+  const longestName = row.names.reduce((longest, name) => (name.length > longest.length ? name : longest));
+  return {
+    row,
+    longNames,
+    shortNames,
+    longestName,
+    envNames: longNames.map(envVarName),
+    tomlKeys: longNames.map((name) => name.slice(2)),
+  };
+}
+
+export const OPTION_SPECS: readonly OptionSpec[] = NODE_OPTIONS.map(describeRow);
+
+/** Every name (long, alias, short) → its option. */
+export const OPTIONS_BY_NAME: ReadonlyMap<string, OptionSpec> = new Map(
+  OPTION_SPECS.flatMap((spec) => spec.row.names.map((name) => [name, spec] as const)),
+);
+
+/** Every TOML key → its option. */
+export const OPTIONS_BY_TOML_KEY: ReadonlyMap<string, OptionSpec> = new Map(
+  OPTION_SPECS.flatMap((spec) => spec.tomlKeys.map((key) => [key, spec] as const)),
+);

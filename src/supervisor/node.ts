@@ -1,0 +1,201 @@
+import { mkdirSync } from 'node:fs';
+import { resolve as resolvePath } from 'node:path';
+import { MessageChannel, Worker } from 'node:worker_threads';
+import type { MessagePort } from 'node:worker_threads';
+import type { Remote } from 'comlink';
+import type { NodeOptions } from '../cli/options.js';
+import type { ActorControl } from '../actors/control.js';
+import { controlOf } from '../actors/control.js';
+import type { ChainActorData, ConsensusActorData, HttpActorData, TxPoolActorData } from '../actors/worker-data.js';
+import type { HeadInfo } from '../chain/chain.js';
+import { createHeadBuffer } from '../transport/head-view.js';
+import { assertNativeUws } from '../transport/uws-native.js';
+import { Logger, setLogLevel } from '../util/log.js';
+import type { LogLevel } from '../util/log.js';
+import { resolveNetwork } from './network.js';
+import { BASALT_VERSION, clientVersion } from './version.js';
+
+const log = new Logger('Supervisor');
+
+interface Actor {
+  name: string;
+  worker: Worker;
+  control: Remote<ActorControl<unknown>>;
+}
+
+/**
+ * Starts the node: the chain actor first (it owns the database and must have a head before anyone
+ * asks), then the pool, consensus and the HTTP transports. Resolves with the process exit code once
+ * the node has stopped: 0 after a requested shutdown, non-zero when an actor died.
+ */
+export async function runNode(options: NodeOptions): Promise<number> {
+  setLogLevel(options.logging as LogLevel);
+  if (options.rpcHttpEnabled) assertNativeUws();
+
+  const network = resolveNetwork(options);
+  const dataPath = resolvePath(options.dataPath);
+  mkdirSync(dataPath, { recursive: true });
+  const logLevel = options.logging as LogLevel;
+  const base = { logLevel, genesisJson: network.genesisJson, networkId: options.networkId ?? undefined };
+
+  const httpWorkers = options.rpcHttpEnabled ? options.rpcHttpWorkers : 0;
+  const chainPool = new MessageChannel();
+  const chainConsensus = new MessageChannel();
+  const poolConsensus = new MessageChannel();
+  const httpChain = Array.from({ length: httpWorkers }, () => new MessageChannel());
+  const httpPool = Array.from({ length: httpWorkers }, () => new MessageChannel());
+  const httpConsensus = Array.from({ length: httpWorkers }, () => new MessageChannel());
+  const headView = createHeadBuffer();
+
+  const actors: Actor[] = [];
+  let stopping = false;
+  let resolveExit!: (code: number) => void;
+  const exited = new Promise<number>((r) => (resolveExit = r));
+
+  const spawn = <D extends { ports: object }>(name: string, file: string, data: D, ports: MessagePort[]): Actor => {
+    const worker = new Worker(new URL(`../../workers/${file}`, import.meta.url), { workerData: data, transferList: ports });
+    const actor: Actor = { name, worker, control: controlOf<unknown>(worker) };
+    worker.on('error', (err) => {
+      log.error(`${name} actor failed`, err);
+      void shutdown(1);
+    });
+    worker.on('exit', (code) => {
+      if (!stopping) {
+        log.error(`${name} actor exited unexpectedly with code ${code}`);
+        void shutdown(1);
+      }
+    });
+    actors.push(actor);
+    return actor;
+  };
+
+  const shutdown = async (code: number): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    log.info(code === 0 ? 'Stopping Basalt' : 'Stopping Basalt after a failure');
+    // Stop intake first (transports), then the producers, the pool, and the chain last so that it
+    // can finish the block in progress and close RocksDB cleanly.
+    const order = ['http', 'consensus', 'txpool', 'chain'];
+    for (const prefix of order) {
+      const group = actors.filter((a) => a.name.startsWith(prefix));
+      await Promise.all(
+        group.map((a) =>
+          withTimeout(a.control.stop(), 10_000).catch((err: unknown) => log.warn(`${a.name} did not stop cleanly: ${String(err)}`)),
+        ),
+      );
+    }
+    await Promise.all(actors.map((a) => a.worker.terminate().catch(() => 0)));
+    resolveExit(code);
+  };
+
+  const onSignal = (signal: string) => {
+    log.info(`Received ${signal}`);
+    void shutdown(0);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
+  try {
+    const chainData: ChainActorData = {
+      ...base,
+      dataPath,
+      rpcGasCap: options.rpcGasCap,
+      minGasPrice: options.minGasPrice,
+      headView,
+      ports: { txpool: chainPool.port1, consensus: chainConsensus.port1, http: httpChain.map((c) => c.port1) },
+    };
+    const chain = spawn('chain', 'chain.worker.js', chainData, [chainPool.port1, chainConsensus.port1, ...httpChain.map((c) => c.port1)]);
+    const head = (await chain.control.start()) as HeadInfo;
+    log.info(`Chain head #${head.number} ${toHex(head.hash)} (network ${network.name}, data path ${dataPath})`);
+
+    const poolData: TxPoolActorData = {
+      ...base,
+      pool: {
+        priceBump: options.txPoolPriceBump,
+        maxFutureBySender: options.txPoolMaxFutureBySender,
+        minGasPrice: options.txPoolMinGasPrice,
+        txFeeCap: options.rpcTxFeecap,
+        noLocalPriority: options.txPoolNoLocalPriority,
+      },
+      ports: { chain: chainPool.port2, consensus: poolConsensus.port1, http: httpPool.map((c) => c.port1) },
+    };
+    const pool = spawn('txpool', 'txpool.worker.js', poolData, [chainPool.port2, poolConsensus.port1, ...httpPool.map((c) => c.port1)]);
+    await pool.control.start();
+
+    const consensusData: ConsensusActorData = {
+      ...base,
+      nodeKey: network.nodeKey(dataPath),
+      extraDataVanity: vanityOf(options.minerExtraData),
+      ports: { chain: chainConsensus.port2, txpool: poolConsensus.port2, http: httpConsensus.map((c) => c.port1) },
+    };
+    const consensus = spawn('consensus', 'consensus.worker.js', consensusData, [
+      chainConsensus.port2,
+      poolConsensus.port2,
+      ...httpConsensus.map((c) => c.port1),
+    ]);
+    await consensus.control.start();
+
+    for (let i = 0; i < httpWorkers; i++) {
+      const httpData: HttpActorData = {
+        ...base,
+        server: {
+          host: options.rpcHttpHost,
+          port: options.rpcHttpPort,
+          hostAllowlist: options.hostAllowlist,
+          corsOrigins: options.rpcHttpCorsOrigins,
+          maxRequestContentLength: options.rpcHttpMaxRequestContentLength,
+          maxBatchSize: options.rpcHttpMaxBatchSize,
+          prettyPrint: options.jsonPrettyPrintEnabled,
+        },
+        apis: options.rpcHttpApi,
+        chainId: network.chainId,
+        clientVersion: clientVersion(options.identity),
+        p2pEnabled: options.p2pEnabled,
+        headView,
+        ports: { chain: httpChain[i]!.port2, txpool: httpPool[i]!.port2, consensus: httpConsensus[i]!.port2 },
+      };
+      const http = spawn(`http-${i}`, 'http.worker.js', httpData, [httpChain[i]!.port2, httpPool[i]!.port2, httpConsensus[i]!.port2]);
+      await http.control.start();
+    }
+    if (httpWorkers > 0) {
+      log.info(`JSON-RPC HTTP service started and listening on ${options.rpcHttpHost}:${options.rpcHttpPort} (${httpWorkers} worker${httpWorkers > 1 ? 's' : ''})`);
+    }
+    log.info('Basalt is running');
+  } catch (err) {
+    log.error('Failed to start Basalt', err);
+    await shutdown(2);
+  }
+
+  const code = await exited;
+  process.off('SIGINT', onSignal);
+  process.off('SIGTERM', onSignal);
+  return code;
+}
+
+/** Besu writes `--miner-extra-data` (default: the client name and version) left-padded to 32 bytes. */
+function vanityOf(extraData: Uint8Array | undefined): Uint8Array {
+  const bytes = extraData ?? new TextEncoder().encode(`basalt ${BASALT_VERSION}`).subarray(0, 32);
+  const vanity = new Uint8Array(32);
+  vanity.set(bytes.subarray(0, 32), 32 - Math.min(bytes.length, 32));
+  return vanity;
+}
+
+function toHex(bytes: Uint8Array): string {
+  return `0x${Buffer.from(bytes).toString('hex')}`;
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
+    promise.then(
+      (v) => {
+        clearTimeout(timer);
+        resolve(v);
+      },
+      (e: unknown) => {
+        clearTimeout(timer);
+        reject(e);
+      },
+    );
+  });
+}

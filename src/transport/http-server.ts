@@ -1,0 +1,213 @@
+/**
+ * The JSON-RPC HTTP port on hyper-express (uWebSockets.js). Several worker threads may each start
+ * one on the same port: uWS listens with SO_REUSEPORT and the kernel spreads connections.
+ *
+ * Every request goes through Besu's router order (§1.1): host allow-list → CORS → body size limit →
+ * route → JSON-RPC. Routing is done here rather than by hyper-express so that the 404/405 answers,
+ * and the order of the checks before them, are exactly Besu's.
+ */
+import { Server, type Request, type Response } from 'hyper-express';
+import { handleJsonRpcBody, type HttpReply, type JsonRpcContext, type RpcCaller } from '../rpc/jsonrpc.js';
+import { RpcErrors } from '../rpc/errors.js';
+import { Logger } from '../util/log.js';
+import {
+  acceptsJson,
+  CORS_ALLOWED_HEADERS,
+  CORS_REJECTED_BODY,
+  createCorsPolicy,
+  createHostAllowlist,
+  healthBody,
+  HOST_REJECTED_BODY,
+  isReady,
+  NOT_FOUND_BODY,
+  resolveRoute,
+  type HealthSnapshot,
+} from './http-policy.js';
+import { assertNativeUws } from './uws-native.js';
+
+const log = new Logger('JsonRpcHttp');
+
+export interface HttpServerConfig {
+  host: string;
+  /** 0 picks a free port (see `HttpServerHandle.port`). */
+  port: number;
+  /** `--host-allowlist` entries (`*` accepts any Host). */
+  hostAllowlist: readonly string[];
+  /** `--rpc-http-cors-origins` entries (regular expressions; `*`/`all` any origin). */
+  corsOrigins: readonly string[];
+  /** `--rpc-http-max-request-content-length`, bytes. */
+  maxRequestContentLength: number;
+  /** `--rpc-http-max-batch-size`; ≤ 0 unlimited. */
+  maxBatchSize: number;
+  /** `--json-pretty-print-enabled`. */
+  prettyPrint: boolean;
+  /** `--Xhttp-timeout-seconds`, default 30: a JSON-RPC body still running then answers 408. */
+  timeoutSeconds?: number;
+  /** Executes one method call (see `createMethodCaller`). */
+  call: RpcCaller;
+  /** Node state `/readiness` is decided from; read on each health request. */
+  health(): HealthSnapshot;
+}
+
+export interface HttpServerHandle {
+  /** The port actually bound. */
+  readonly port: number;
+  /** Stops accepting connections. */
+  close(): Promise<void>;
+}
+
+const JSON_CONTENT_TYPE = 'application/json';
+const TIMEOUT_BODY = `{"jsonrpc":"2.0","id":null,"error":{"code":${RpcErrors.TIMEOUT_EXPIRED.code},"message":"${RpcErrors.TIMEOUT_EXPIRED.message}"}}`;
+/**
+ * hyper-express enforces its body limit before any handler runs, which would put the size check
+ * ahead of the host and CORS checks. It is disabled, and the limit is applied in `handle`.
+ */
+const UNLIMITED = Number.MAX_SAFE_INTEGER;
+
+export async function startHttpServer(cfg: HttpServerConfig): Promise<HttpServerHandle> {
+  assertNativeUws();
+  const hostAllowed = createHostAllowlist(cfg.hostAllowlist);
+  const originAllowed = createCorsPolicy(cfg.corsOrigins);
+  const timeoutMs = (cfg.timeoutSeconds ?? 30) * 1000;
+  const rpc: JsonRpcContext = { maxBatchSize: cfg.maxBatchSize, prettyPrint: cfg.prettyPrint, call: cfg.call };
+
+  const handle = async (request: Request, response: Response): Promise<void> => {
+    const headers = request.headers;
+    if (!hostAllowed(headers.host)) {
+      response.status(403).header('content-type', 'application/json; charset=utf-8').send(HOST_REJECTED_BODY);
+      return;
+    }
+
+    const origin = headers.origin;
+    if (origin !== undefined) {
+      if (!originAllowed(origin)) {
+        response.status(403).send(CORS_REJECTED_BODY);
+        return;
+      }
+      response.header('access-control-allow-origin', origin).header('vary', 'origin');
+      if (request.method === 'OPTIONS' && headers['access-control-request-method'] !== undefined) {
+        response.status(204).header('access-control-allow-headers', CORS_ALLOWED_HEADERS).send();
+        return;
+      }
+    }
+
+    if (Number(headers['content-length'] ?? 0) > cfg.maxRequestContentLength) {
+      sendTooLarge(response);
+      return;
+    }
+
+    switch (resolveRoute(request.method, request.path)) {
+      case 'not-found':
+        response.status(404).header('content-type', 'text/html; charset=utf-8').send(NOT_FOUND_BODY);
+        return;
+      case 'method-not-allowed':
+        response.status(405).send();
+        return;
+      case 'created':
+        response.status(201).send();
+        return;
+      case 'liveness':
+        response.status(200).send(healthBody(true));
+        return;
+      case 'readiness': {
+        const ready = isReady(cfg.health(), new URLSearchParams(request.path_query));
+        response.status(ready ? 200 : 503).send(healthBody(ready));
+        return;
+      }
+      case 'login':
+        if (!acceptsJson(headers.accept)) {
+          response.status(406).send();
+          return;
+        }
+        response.status(400, 'Authentication not enabled').send();
+        return;
+      case 'jsonrpc': {
+        if (!acceptsJson(headers.accept)) {
+          response.status(406).send();
+          return;
+        }
+        const body = await readBody(request, response, cfg.maxRequestContentLength);
+        if (body === undefined) {
+          sendTooLarge(response);
+          return;
+        }
+        const reply = await withDeadline(handleJsonRpcBody(body, rpc), timeoutMs);
+        if (response.completed) return; // the client went away
+        if (reply === undefined) {
+          response.status(408).header('content-type', JSON_CONTENT_TYPE).send(TIMEOUT_BODY);
+          return;
+        }
+        response.status(reply.status).header('content-type', JSON_CONTENT_TYPE).send(reply.body);
+        return;
+      }
+    }
+  };
+
+  const server = new Server({ max_body_length: UNLIMITED, auto_close: false });
+  server.set_error_handler((_request, response, error) => {
+    log.error('HTTP request failed', error);
+    if (!response.completed) response.status(500).send();
+  });
+  server.any('/*', handle);
+  try {
+    await server.listen(cfg.port, cfg.host);
+  } catch (err) {
+    // hyper-express rejects with a bare string
+    throw new Error(`Failed to bind the JSON-RPC HTTP port ${cfg.host}:${cfg.port}: ${String(err)}`);
+  }
+  const port = server.port;
+  return {
+    port,
+    close: async () => {
+      server.close();
+    },
+  };
+}
+
+function sendTooLarge(response: Response): void {
+  if (!response.completed) response.status(413, 'Request Entity Too Large').send('Request Entity Too Large', true);
+}
+
+/**
+ * The request body as text, or undefined when a chunked body grows past `limit` (a declared
+ * Content-Length was checked already). hyper-express reads only Content-Length bodies, so chunked
+ * ones are read from uWS directly; this must be called before the handler first awaits.
+ */
+function readBody(request: Request, response: Response, limit: number): Promise<string | undefined> {
+  if (request.headers['content-length'] !== undefined || request.headers['transfer-encoding'] === undefined) {
+    return request.text();
+  }
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let finished = false;
+    response.raw.onData((chunk, isLast) => {
+      if (finished) return;
+      size += chunk.byteLength;
+      if (size > limit) {
+        finished = true;
+        resolve(undefined);
+        return;
+      }
+      // uWS reuses the chunk's memory once this callback returns
+      chunks.push(Buffer.from(chunk.slice(0)));
+      if (isLast) {
+        finished = true;
+        resolve(Buffer.concat(chunks).toString('utf8'));
+      }
+    });
+  });
+}
+
+/** The reply, or undefined when `ms` passed first. */
+async function withDeadline(work: Promise<HttpReply>, ms: number): Promise<HttpReply | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
+  });
+  try {
+    return await Promise.race([work, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

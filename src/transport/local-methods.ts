@@ -1,0 +1,77 @@
+/**
+ * Methods a transport answers itself, without a hop to an actor: static node facts and the chain
+ * head published in shared memory.
+ */
+import { keccak_256 } from '@noble/hashes/sha3.js';
+import { RpcError, RpcErrors, toRpcErrorObject } from '../rpc/errors.js';
+import { toData, toQuantity } from '../rpc/format.js';
+import type { Dispatch, RpcOutcome } from '../rpc/jsonrpc.js';
+import type { MethodHandlers, MethodName, MethodsOwnedBy, Owner } from '../rpc/registry.js';
+import type { Json, Wire } from '../rpc/types.js';
+import type { HeadReader } from './head-view.js';
+
+export interface LocalMethodsContext {
+  /** web3_clientVersion, e.g. `basalt/v0.1.0/linux-x86_64/nodejs-20`. */
+  clientVersion: string;
+  /** net_version (Besu's default network id is the chain id). */
+  networkId: bigint;
+  /** eth_chainId; null when the genesis has none. */
+  chainId: bigint | null;
+  /** The configured API names in order; rpc_modules lists them lower-cased. */
+  apis: readonly string[];
+  head: HeadReader;
+  p2pEnabled: boolean;
+  /** Connected peers; until the p2p actor exists, absent means 0. */
+  peerCount?: () => number;
+}
+
+export type LocalMethods = MethodHandlers<'transport'>;
+
+export function createLocalMethods(ctx: LocalMethodsContext): LocalMethods {
+  return {
+    eth_blockNumber: () => {
+      const number = ctx.head.headNumber();
+      if (number === null) throw new Error('the chain has not published a head yet');
+      return toQuantity(number);
+    },
+    eth_chainId: () => (ctx.chainId === null ? null : toQuantity(ctx.chainId)),
+    // Sync is not implemented: a node is always up to date with what it has.
+    eth_syncing: () => false,
+    eth_sendTransaction: () => {
+      throw new RpcError(RpcErrors.ETH_SEND_TX_NOT_AVAILABLE);
+    },
+    net_version: () => ctx.networkId.toString(10),
+    net_listening: () => ctx.p2pEnabled,
+    net_peerCount: () => {
+      if (!ctx.p2pEnabled) throw new RpcError(RpcErrors.P2P_DISABLED);
+      return toQuantity(ctx.peerCount?.() ?? 0);
+    },
+    web3_clientVersion: () => ctx.clientVersion,
+    web3_sha3: ({ data }) => toData(keccak_256(data)),
+    rpc_modules: () => {
+      const modules: { [name: string]: Json } = {};
+      for (const api of ctx.apis) modules[api.toLowerCase()] = '1.0';
+      return modules;
+    },
+  };
+}
+
+/** Sends a call to an actor's mailbox; actors answer with a result or a catalogued error. */
+export type ActorSend = (owner: Exclude<Owner, 'transport'>, method: MethodName, params: Wire) => Promise<RpcOutcome>;
+
+/**
+ * The Dispatch of a transport: `transport`-owned methods run here, everything else goes to
+ * `toActor`. A local handler's RpcError becomes its error object, any other throw -32603.
+ */
+export function createDispatch(local: LocalMethods, toActor: ActorSend): Dispatch {
+  return async (owner, method, params) => {
+    if (owner !== 'transport') return toActor(owner, method, params);
+    const handler = local[method as MethodsOwnedBy<'transport'>] as ((params: Wire) => Json | Promise<Json>) | undefined;
+    if (handler === undefined) return { error: RpcErrors.METHOD_NOT_FOUND };
+    try {
+      return { result: await handler(params) };
+    } catch (err) {
+      return { error: toRpcErrorObject(err) };
+    }
+  };
+}

@@ -1,0 +1,60 @@
+/**
+ * HTTP JSON-RPC transport: parses requests, answers transport-local methods from shared memory, and
+ * sends every other call straight to the owning actor over its direct channel. Holds no chain data.
+ */
+import { workerData } from 'node:worker_threads';
+import { exposeControl } from '../src/actors/control.js';
+import { Mailbox, RemoteError } from '../src/actors/mailbox.js';
+import type { ChainProtocol, ConsensusProtocol, TxPoolProtocol } from '../src/actors/protocols.js';
+import type { HttpActorData } from '../src/actors/worker-data.js';
+import { toRpcErrorObject } from '../src/rpc/errors.js';
+import { createMethodCaller } from '../src/rpc/jsonrpc.js';
+import type { RpcOutcome } from '../src/rpc/jsonrpc.js';
+import type { Wire } from '../src/rpc/types.js';
+import { HeadReader } from '../src/transport/head-view.js';
+import { startHttpServer } from '../src/transport/http-server.js';
+import type { HttpServerHandle } from '../src/transport/http-server.js';
+import { createDispatch, createLocalMethods } from '../src/transport/local-methods.js';
+import { setLogLevel } from '../src/util/log.js';
+
+const data = workerData as HttpActorData;
+setLogLevel(data.logLevel);
+
+let server: HttpServerHandle | undefined;
+
+exposeControl<number>({
+  async start() {
+    const actors = {
+      chain: new Mailbox<ChainProtocol>(data.ports.chain),
+      txpool: new Mailbox<TxPoolProtocol>(data.ports.txpool),
+      consensus: new Mailbox<ConsensusProtocol>(data.ports.consensus),
+    };
+    const head = new HeadReader(data.headView);
+    const local = createLocalMethods({
+      clientVersion: data.clientVersion,
+      networkId: data.networkId ?? data.chainId,
+      chainId: data.chainId,
+      apis: data.apis,
+      head,
+      p2pEnabled: data.p2pEnabled,
+    });
+    const toActor = async (owner: keyof typeof actors, method: string, params: Wire): Promise<RpcOutcome> => {
+      try {
+        const mailbox: Mailbox<{ rpc: ChainProtocol['rpc'] }> = actors[owner];
+        return { result: await mailbox.request('rpc', { method, params }) };
+      } catch (err) {
+        return { error: err instanceof RemoteError ? err.error : toRpcErrorObject(err) };
+      }
+    };
+    const call = createMethodCaller({ enabledApis: data.apis, send: createDispatch(local, toActor) });
+    server = await startHttpServer({
+      ...data.server,
+      call,
+      health: () => ({ p2pEnabled: data.p2pEnabled, peerCount: 0 }),
+    });
+    return server.port;
+  },
+  async stop() {
+    await server?.close();
+  },
+});

@@ -1,0 +1,142 @@
+/**
+ * Transaction pool actor: admits transactions (decode and sender recovery in a piscina pool, state
+ * checks against a per-head account snapshot from the chain), hands batches to block building, and
+ * forgets what the chain included. The pool's logic lives in src/txpool; this file wires ports.
+ */
+import { availableParallelism } from 'node:os';
+import { workerData } from 'node:worker_threads';
+import { Piscina } from 'piscina';
+import { createTxFromRLP } from '@ethereumjs/tx';
+import { bytesToHex } from '@ethereumjs/util';
+import { exposeControl } from '../src/actors/control.js';
+import { Mailbox } from '../src/actors/mailbox.js';
+import type { AccountSnapshot, ChainEvents, ChainProtocol, TxPoolProtocol } from '../src/actors/protocols.js';
+import type { TxPoolActorData } from '../src/actors/worker-data.js';
+import type { HeadInfo } from '../src/chain/chain.js';
+import { createChainCommon } from '../src/chain/common.js';
+import { parseGenesisJson } from '../src/chain/genesis.js';
+import { formatPendingTransaction } from '../src/rpc/format.js';
+import { RpcError } from '../src/rpc/errors.js';
+import type { MethodHandlers } from '../src/rpc/registry.js';
+import type { Json } from '../src/rpc/types.js';
+import type { DecodeTaskResult } from '../src/txpool/decode-task.js';
+import { txRulesFor } from '../src/txpool/decode.js';
+import { TransactionPool } from '../src/txpool/pool.js';
+import type { TxRules } from '../src/txpool/types.js';
+import { Logger, setLogLevel } from '../src/util/log.js';
+
+const data = workerData as TxPoolActorData;
+setLogLevel(data.logLevel);
+const log = new Logger('TxPool');
+
+const genesis = parseGenesisJson(data.genesisJson);
+const common = createChainCommon(genesis);
+const blockPeriod = BigInt(genesis.qbft?.blockPeriodSeconds ?? 1);
+const pool = new TransactionPool({ ...data.pool });
+const decoders = new Piscina({
+  filename: new URL('../src/txpool/decode-task.js', import.meta.url).href,
+  maxThreads: Math.max(1, availableParallelism()),
+  idleTimeout: 60_000,
+});
+
+let chain: Mailbox<ChainProtocol, TxPoolProtocol, Record<never, never>, ChainEvents>;
+let head: HeadInfo;
+let rules: TxRules;
+/** Account snapshots valid for the current head; cleared when the head moves. */
+let accountCache = new Map<string, Promise<AccountSnapshot>>();
+let batch: { address: Uint8Array; resolve: (a: AccountSnapshot) => void; reject: (e: unknown) => void }[] = [];
+
+function setHead(next: HeadInfo): void {
+  head = next;
+  accountCache = new Map();
+  // Transactions are checked against the fork of the block they would land in.
+  common.setHardforkBy({ blockNumber: head.number + 1n, timestamp: head.timestamp + blockPeriod });
+  const hardfork = common.hardfork();
+  if (!rules || rules.hardfork !== hardfork) rules = txRulesFor(genesis.chainId, hardfork);
+}
+
+/**
+ * The sender's account at the head. Lookups made in the same tick go to the chain as one request,
+ * which keeps the chain's mailbox quiet under a burst of submissions.
+ */
+function accountAt(address: Uint8Array): Promise<AccountSnapshot> {
+  const key = bytesToHex(address);
+  let cached = accountCache.get(key);
+  if (!cached) {
+    cached = new Promise<AccountSnapshot>((resolve, reject) => {
+      if (batch.length === 0) setImmediate(flushAccountBatch);
+      batch.push({ address, resolve, reject });
+    });
+    accountCache.set(key, cached);
+    cached.catch(() => accountCache.delete(key));
+  }
+  return cached;
+}
+
+function flushAccountBatch(): void {
+  const waiting = batch;
+  batch = [];
+  chain.request('accounts', { addresses: waiting.map((w) => w.address) }).then(
+    (answer) => waiting.forEach((w, i) => w.resolve(answer.accounts[i]!)),
+    (err: unknown) => waiting.forEach((w) => w.reject(err)),
+  );
+}
+
+const rpcHandlers: MethodHandlers<'txpool'> = {
+  async eth_sendRawTransaction({ raw }) {
+    const decoded = (await decoders.run({ raw, rules })) as DecodeTaskResult;
+    if ('error' in decoded) throw new RpcError(decoded.error);
+    const tx = decoded.ok;
+    const account = await accountAt(tx.sender);
+    pool.add(tx, { account, blockGasLimit: head.gasLimit, baseFee: head.nextBaseFeePerGas, local: true, now: Date.now() });
+    return bytesToHex(tx.hash);
+  },
+  eth_getTransactionByHash({ hash }) {
+    return pendingView(hash);
+  },
+};
+
+/** The pending-transaction JSON of a pooled transaction, or null when it is not in the pool. */
+function pendingView(hash: Uint8Array): Json {
+  const tx = pool.getByHash(hash);
+  if (!tx) return null;
+  return formatPendingTransaction(createTxFromRLP(tx.raw, { common }), { address: tx.sender, publicKey: tx.senderPublicKey });
+}
+
+const handlers = {
+  rpc: async ({ method, params }: { method: string; params: unknown }): Promise<Json> => {
+    const handler = rpcHandlers[method as keyof typeof rpcHandlers] as ((p: unknown) => Json | Promise<Json>) | undefined;
+    if (!handler) throw new Error(`txpool does not own ${method}`);
+    return handler(params);
+  },
+  select: ({ maxCount, gasLimit, baseFee }: { maxCount: number; gasLimit: bigint; baseFee?: bigint }) =>
+    pool.selectForBlock({ maxCount, gasLimit, baseFee }).map((tx) => ({ raw: tx.raw, hash: tx.hash, senderPublicKey: tx.senderPublicKey })),
+  nextNonce: ({ address }: { address: Uint8Array }) => pool.nextNonce(address) ?? null,
+  pendingTx: ({ hash }: { hash: Uint8Array }) => pendingView(hash),
+  drop: ({ hashes }: { hashes: Uint8Array[] }) => {
+    for (const hash of hashes) pool.remove(hash);
+    if (hashes.length > 0) log.debug(`Dropped ${hashes.length} transactions that block building rejected`);
+    return null;
+  },
+} satisfies Parameters<Mailbox<Record<never, never>, TxPoolProtocol>['serve']>[0];
+
+exposeControl<null>({
+  async start() {
+    chain = new Mailbox(data.ports.chain);
+    chain.serve(handlers);
+    new Mailbox<Record<never, never>, TxPoolProtocol>(data.ports.consensus).serve(handlers);
+    for (const port of data.ports.http) new Mailbox<Record<never, never>, TxPoolProtocol>(port).serve(handlers);
+    setHead(await chain.request('head', {}));
+    chain.on({
+      newHead(event) {
+        setHead(event.head);
+        pool.onBlockImported(event.includedTxHashes, new Map(event.senderNonces));
+      },
+    });
+    return null;
+  },
+  async stop() {
+    await decoders.destroy();
+  },
+});
+
