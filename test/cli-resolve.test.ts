@@ -637,3 +637,14 @@ test('warnings for options of a disabled service', (t) => {
   t.deepEqual(dependencyWarnings(resolve(['--rpc-http-enabled', '--rpc-http-port=1'])), []);
   t.deepEqual(dependencyWarnings(resolve([])), []);
 });
+
+test('table invariants: unique keys and names, a long name first, short names are one letter', (t) => {
+  const keys = NODE_OPTIONS.map((row) => row.key);
+  t.is(new Set(keys).size, keys.length);
+  const names = NODE_OPTIONS.flatMap((row) => row.names);
+  t.is(new Set(names).size, names.length);
+  for (const row of NODE_OPTIONS) {
+    t.regex(row.names[0], /^--[a-z0-9]+(-[a-z0-9]+)*$/);
+    for (const name of row.names) t.regex(name, /^(--[a-z0-9]+(-[a-z0-9]+)*|-[a-zA-Z])$/);
+  }
+});

@@ -14,7 +14,10 @@ import type { NodeOptions } from './options.js';
 /** dist/src/cli/main.js → the package root (where package.json names the bin and version). */
 const PACKAGE_ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 
-export type MainIo = Partial<Omit<CommandContext, 'parentArgv'>>;
+export type MainIo = Partial<Omit<CommandContext, 'parentArgv' | 'commands'>> & {
+  /** Subcommands by id; the registry's by default. */
+  readonly subcommands?: ReadonlyMap<string, BasaltCommandClass>;
+};
 
 async function runNodeFromSupervisor(options: NodeOptions): Promise<number> {
   // Loaded only when the node actually starts, so `--help` and parameter errors never load native modules.
@@ -22,18 +25,22 @@ async function runNodeFromSupervisor(options: NodeOptions): Promise<number> {
   return runNode(options);
 }
 
-interface Selected {
+export interface Selected {
   readonly commandClass: BasaltCommandClass;
   readonly argv: readonly string[];
   readonly parentArgv: readonly string[];
 }
 
-function selectCommand(argv: readonly string[]): Selected {
-  const groupWords = new Set([...SUBCOMMANDS.keys()].map((id) => id.split(' ')[0]!));
+/**
+ * The command named by the first free word(s) of argv — the node command when there is none. Words before
+ * it are the node options given to the subcommand as its parent's.
+ */
+export function selectCommand(argv: readonly string[], subcommands: ReadonlyMap<string, BasaltCommandClass> = SUBCOMMANDS): Selected {
+  const groupWords = new Set([...subcommands.keys()].map((id) => id.split(' ')[0]!));
   const { subcommandIndex } = parseCommandLine(argv, groupWords);
   if (subcommandIndex === undefined) return { commandClass: NodeCommand, argv, parentArgv: [] };
 
-  const candidates = [...SUBCOMMANDS].filter(([id]) => {
+  const candidates = [...subcommands].filter(([id]) => {
     const words = id.split(' ');
     return words.every((word, offset) => argv[subcommandIndex + offset] === word);
   });
@@ -54,9 +61,10 @@ function selectCommand(argv: readonly string[]): Selected {
 
 export async function main(argv: readonly string[], io: MainIo = {}): Promise<number> {
   const stderr = io.stderr ?? ((text: string) => void process.stderr.write(text));
+  const subcommands = io.subcommands ?? SUBCOMMANDS;
   let selected: Selected;
   try {
-    selected = selectCommand(argv);
+    selected = selectCommand(argv, subcommands);
   } catch (error) {
     if (!(error instanceof CliUsageError)) throw error;
     stderr(formatUsageError(error));
@@ -71,6 +79,7 @@ export async function main(argv: readonly string[], io: MainIo = {}): Promise<nu
     stderr,
     runNode: io.runNode ?? runNodeFromSupervisor,
     parentArgv: selected.parentArgv,
+    commands: [...subcommands].map(([id, commandClass]) => ({ id, summary: commandClass.summary ?? '' })),
   };
   return command.run();
 }

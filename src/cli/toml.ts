@@ -97,8 +97,9 @@ export function readTomlConfig(path: string, readFile: ReadFile): Map<OptionSpec
   } catch (error) {
     throw new CliUsageError(`Invalid TOML configuration: ${error instanceof Error ? error.message : String(error)}`);
   }
-  const pairs = leaves(document);
+  // A file of comments only is as empty as a zero-length one.
   if (Object.keys(document).length === 0) throw new CliUsageError('Unable to read from empty TOML configuration file.');
+  const pairs = leaves(document);
 
   const unknownKeys = [...new Set(pairs.map(({ key }) => key).filter((key) => !OPTIONS_BY_TOML_KEY.has(key)))];
   if (unknownKeys.length > 0) {

@@ -3,6 +3,7 @@
 // builds the command and hands it its context, and `run()` resolves with the process exit code.
 
 import { Command } from '@oclif/core';
+import type { CommandSummary } from '../help.js';
 import type { NodeOptions } from '../options.js';
 import type { Environment } from '../resolve.js';
 import type { ReadFile } from '../toml.js';
@@ -16,6 +17,8 @@ export interface CommandContext {
   readonly runNode: (options: NodeOptions) => Promise<number>;
   /** The words before the subcommand (node options a subcommand may need, e.g. --data-path). */
   readonly parentArgv: readonly string[];
+  /** The subcommands, for help output. */
+  readonly commands: readonly CommandSummary[];
 }
 
 export abstract class BasaltCommand extends Command {

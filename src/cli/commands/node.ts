@@ -2,17 +2,16 @@
 
 import { CliUsageError, formatUsageError, USAGE_ERROR_EXIT_CODE } from '../errors.js';
 import { renderHelp } from '../help.js';
-import { resolveInvocation } from '../resolve.js';
+import { resolveInvocation, type Invocation } from '../resolve.js';
 import { BasaltCommand } from './base.js';
-import { SUBCOMMAND_SUMMARIES } from './registry.js';
 
 export class NodeCommand extends BasaltCommand {
   static override id = 'node';
   static override summary = 'Run the Basalt node';
 
   async run(): Promise<number> {
-    const { env, readFile, stdout, stderr, runNode } = this.context;
-    let invocation;
+    const { env, readFile, stdout, stderr, runNode, commands } = this.context;
+    let invocation: Invocation;
     try {
       invocation = resolveInvocation(this.argv, env, readFile);
     } catch (error) {
@@ -22,7 +21,7 @@ export class NodeCommand extends BasaltCommand {
     }
     switch (invocation.kind) {
       case 'help':
-        stdout(renderHelp(SUBCOMMAND_SUMMARIES));
+        stdout(renderHelp(commands));
         return 0;
       case 'version':
         stdout(`${this.config.bin}/v${this.config.version}\n`);

@@ -4,5 +4,3 @@
 import type { BasaltCommandClass } from './base.js';
 
 export const SUBCOMMANDS: ReadonlyMap<string, BasaltCommandClass> = new Map<string, BasaltCommandClass>([]);
-
-export const SUBCOMMAND_SUMMARIES = [...SUBCOMMANDS].map(([id, commandClass]) => ({ id, summary: commandClass.summary ?? '' }));
