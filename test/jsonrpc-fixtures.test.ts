@@ -5,7 +5,7 @@
  * variant, ids, HTTP status, and that valid requests do reach the owner. Transport-answered
  * methods run for real against the node state the fixtures assume (head 0x22, network id 123).
  */
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createMethodCaller, handleJsonRpcBody } from '../src/rpc/jsonrpc.js';
@@ -26,9 +26,21 @@ const REJECTED_BY_ACTOR = new Set([
 /** What the stand-in actors answer: a marker proving the request got past the transport. */
 const REACHED_OWNER = '__reached_owner__';
 
+interface FixtureRequest {
+  id: unknown;
+  method: string;
+  params?: unknown;
+}
+
+interface FixtureResponse {
+  id: unknown;
+  result?: unknown;
+  error?: unknown;
+}
+
 interface Fixture {
-  request: { id: unknown; method: string; params?: unknown };
-  response: { id: unknown; result?: unknown; error?: unknown };
+  request: FixtureRequest | FixtureRequest[];
+  response: FixtureResponse | FixtureResponse[];
   statusCode: number;
 }
 
@@ -57,38 +69,56 @@ const call = createMethodCaller({
   send: createDispatch(local, async () => ({ result: REACHED_OWNER })),
 });
 
-const served = fixtures.filter(([, fixture]) => !Array.isArray(fixture.request) && lookupMethod(fixture.request.method) !== undefined);
+const requestsOf = (fixture: Fixture): FixtureRequest[] => (Array.isArray(fixture.request) ? fixture.request : [fixture.request]);
 
-test('the fixture set covers the registered methods', (t) => {
-  const methods = new Set(served.map(([, fixture]) => fixture.request.method));
+const served = fixtures.filter(([, fixture]) => requestsOf(fixture).every((request) => lookupMethod(request.method) !== undefined));
+
+test('the fixture set covers the registered methods, batches included', (t) => {
+  const methods = new Set(served.flatMap(([, fixture]) => requestsOf(fixture).map((request) => request.method)));
   for (const method of ['eth_getBalance', 'eth_getCode', 'eth_getStorageAt', 'eth_getTransactionCount', 'eth_call', 'eth_estimateGas', 'eth_getBlockByNumber', 'eth_getTransactionByHash', 'eth_getTransactionReceipt', 'eth_sendRawTransaction', 'eth_blockNumber', 'net_version']) {
     t.true(methods.has(method), method);
   }
+  t.true(served.some(([, fixture]) => Array.isArray(fixture.request)));
   t.true(served.length > 100);
 });
+
+/** Checks one answer against Besu's expected one; `status` is checked only for single requests. */
+function checkAnswer(
+  t: ExecutionContext,
+  name: string,
+  answer: { jsonrpc: string; id: unknown; result?: unknown; error?: unknown },
+  expected: FixtureResponse,
+): void {
+  t.is(answer.jsonrpc, '2.0');
+  t.deepEqual(answer.id, expected.id);
+  const expectedError = expected.error as { code: number } | undefined;
+  if (expectedError === undefined) {
+    // A valid request: the transport must let it through (or answer it itself, correctly).
+    t.is(answer.error, undefined, JSON.stringify(answer.error));
+    if (answer.result !== REACHED_OWNER) t.deepEqual(answer.result, expected.result);
+  } else if (expectedError.code === -32602 && !REJECTED_BY_ACTOR.has(name)) {
+    t.is(JSON.stringify(answer.error), JSON.stringify(expectedError));
+  } else {
+    t.is(answer.result, REACHED_OWNER, 'an execution-time error must be left to the owner');
+  }
+}
 
 for (const [name, fixture] of served) {
   test(`fixture ${name}`, async (t) => {
     const reply = await handleJsonRpcBody(JSON.stringify(fixture.request), { maxBatchSize: 10, call });
-    const answer = JSON.parse(reply.body) as { jsonrpc: string; id: unknown; result?: unknown; error?: unknown };
-    t.is(answer.jsonrpc, '2.0');
-    t.deepEqual(answer.id, fixture.response.id);
-    const expectedError = fixture.response.error as { code: number } | undefined;
-
-    if (expectedError === undefined) {
-      // A valid request: the transport must let it through (or answer it itself, correctly).
+    const body = JSON.parse(reply.body) as Parameters<typeof checkAnswer>[2] | Parameters<typeof checkAnswer>[2][];
+    if (Array.isArray(fixture.response)) {
       t.is(reply.status, fixture.statusCode);
-      t.is(answer.error, undefined, JSON.stringify(answer.error));
-      if (answer.result !== REACHED_OWNER) t.deepEqual(answer.result, fixture.response.result);
+      if (!Array.isArray(body)) return t.fail('a batch must be answered with an array');
+      t.is(body.length, fixture.response.length);
+      fixture.response.forEach((expected, i) => checkAnswer(t, name, body[i]!, expected));
       return;
     }
-
-    const decidedByTransport = expectedError.code === -32602 && !REJECTED_BY_ACTOR.has(name);
-    if (decidedByTransport) {
+    if (Array.isArray(body)) return t.fail('a single request must be answered with an object');
+    const expectedError = fixture.response.error as { code: number } | undefined;
+    if (expectedError === undefined || (expectedError.code === -32602 && !REJECTED_BY_ACTOR.has(name))) {
       t.is(reply.status, fixture.statusCode);
-      t.is(JSON.stringify(answer.error), JSON.stringify(expectedError));
-    } else {
-      t.is(answer.result, REACHED_OWNER, 'an execution-time error must be left to the owner');
     }
+    checkAnswer(t, name, body, fixture.response);
   });
 }

@@ -1,4 +1,5 @@
 import type { MessagePort } from 'node:worker_threads';
+import type { HttpServerConfig } from '../transport/http-server.js';
 import type { LogLevel } from '../util/log.js';
 
 /**
@@ -43,15 +44,7 @@ export interface ConsensusActorData extends ActorDataBase {
 }
 
 export interface HttpActorData extends ActorDataBase {
-  server: {
-    host: string;
-    port: number;
-    hostAllowlist: readonly string[];
-    corsOrigins: readonly string[];
-    maxRequestContentLength: number;
-    maxBatchSize: number;
-    prettyPrint: boolean;
-  };
+  server: Omit<HttpServerConfig, 'call' | 'health'>;
   apis: readonly string[];
   chainId: bigint;
   clientVersion: string;

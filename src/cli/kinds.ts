@@ -5,6 +5,8 @@
 // and Besu's converters, including the Java exception text where Besu lets it through.
 
 import { CliUsageError, invalidValue } from './errors.js';
+import { LOG_LEVELS } from '../util/log.js';
+import type { LogLevel } from '../util/log.js';
 
 /** How an option is named in messages. */
 export interface OptionLabel {
@@ -248,8 +250,8 @@ export function enumeration<const V extends string>(
   };
 }
 
-export const LOG_LEVELS = ['OFF', 'ERROR', 'WARN', 'INFO', 'DEBUG', 'TRACE', 'ALL'] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
+export { LOG_LEVELS };
+export type { LogLevel };
 
 /** Besu's `--logging` setter: its own message for bad values, and the deprecated FATAL read as ERROR. */
 export const logLevel: ScalarKind<LogLevel> = {

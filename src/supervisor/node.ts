@@ -4,6 +4,7 @@ import { MessageChannel, Worker } from 'node:worker_threads';
 import type { MessagePort } from 'node:worker_threads';
 import type { Remote } from 'comlink';
 import type { NodeOptions } from '../cli/options.js';
+import { dependencyWarnings } from '../cli/resolve.js';
 import type { ActorControl } from '../actors/control.js';
 import { controlOf } from '../actors/control.js';
 import type { ChainActorData, ConsensusActorData, HttpActorData, TxPoolActorData } from '../actors/worker-data.js';
@@ -30,6 +31,7 @@ interface Actor {
  */
 export async function runNode(options: NodeOptions): Promise<number> {
   setLogLevel(options.logging as LogLevel);
+  for (const warning of dependencyWarnings(options)) log.warn(warning);
   if (options.rpcHttpEnabled) assertNativeUws();
 
   const network = resolveNetwork(options);
