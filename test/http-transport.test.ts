@@ -4,6 +4,7 @@
  */
 import test from 'ava';
 import http from 'node:http';
+import net from 'node:net';
 import { RpcErrors } from '../src/rpc/errors.js';
 import type { RpcCaller } from '../src/rpc/jsonrpc.js';
 import type { Json } from '../src/rpc/types.js';
@@ -307,17 +308,34 @@ test('checks run in Besu order: host, then CORS, then size', async (t) => {
   t.is((await send(main.port, { method: 'GET', path: '/nowhere', headers: { host: 'evil.com' } })).status, 403);
 });
 
-test('two servers can share one port (SO_REUSEPORT)', async (t) => {
-  const first = await server({ port: 0 });
-  const port = first.port;
-  const second = await server({ port });
+/** A port that was free a moment ago (a port first bound as ephemeral cannot be shared). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+test('two servers can share one port (SO_REUSEPORT) and both receive connections', async (t) => {
+  const port = await freePort();
+  const answeredBy = (name: string): RpcCaller => async () => ({ result: name });
+  const first = await server({ port, call: answeredBy('first') });
   try {
-    t.is(second.port, port);
-    const replies = await Promise.all(Array.from({ length: 10 }, () => send(port, { body: rpcBody('echo', [1]) })));
-    for (const reply of replies) t.is(reply.status, 200);
+    const second = await server({ port, call: answeredBy('second') });
+    try {
+      t.is(second.port, port);
+      const replies = await Promise.all(Array.from({ length: 40 }, () => send(port, { body: rpcBody('any') })));
+      const names = new Set(replies.map((reply) => (JSON.parse(reply.body) as { result: string }).result));
+      t.deepEqual([...names].sort(), ['first', 'second']);
+    } finally {
+      await second.close();
+    }
   } finally {
     await first.close();
-    await second.close();
   }
 });
 

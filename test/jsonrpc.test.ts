@@ -388,6 +388,15 @@ test('error members are re-ordered code, message, data whatever order the actor 
   t.is(reply.body, '{"jsonrpc":"2.0","id":1,"error":{"code":3,"message":"Execution reverted","data":"0x01"}}');
 });
 
+test('a call that throws instead of answering becomes -32603 with the request id', async (t) => {
+  const call: RpcCaller = async () => {
+    throw new Error('bug');
+  };
+  const reply = await handleJsonRpcBody('{"id":4,"method":"x"}', { maxBatchSize: 1, call });
+  t.is(reply.status, 200);
+  t.is(reply.body, '{"jsonrpc":"2.0","id":4,"error":{"code":-32603,"message":"Internal error"}}');
+});
+
 test('pretty printing: Jackson layout for a single response, compact batches', async (t) => {
   const single = await handle('{"id":1.5,"method":"echo","params":[{"a":[1,{}],"b":[]},"x"]}', { prettyPrint: true });
   t.is(

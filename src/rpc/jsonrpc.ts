@@ -305,7 +305,12 @@ async function executeRequest(
   }
   if (!hasId) return undefined;
   const rawParams = params === undefined || params === null || (params.length === 1 && params[0] === null) ? [] : params;
-  const outcome = await call(String(method), rawParams);
+  let outcome: RpcOutcome;
+  try {
+    outcome = await call(String(method), rawParams);
+  } catch (err) {
+    outcome = { error: toRpcErrorObject(err) };
+  }
   return { id: echoId(id as string | number | null, idSource), outcome };
 }
 

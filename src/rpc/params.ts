@@ -95,28 +95,20 @@ function stripHexPrefix(text: string): string {
 }
 
 /**
- * Decodes hex digits (no prefix) into a fresh Uint8Array. Odd length is left-padded with a zero
- * nibble when `allowOdd`, rejected otherwise. Returns undefined on any non-hex character.
+ * Decodes hex digits (no prefix) into a Uint8Array that owns its memory. Odd length is left-padded
+ * with a zero nibble when `allowOdd`, rejected otherwise. Returns undefined on any non-hex character.
  */
 function decodeHexDigits(digits: string, allowOdd: boolean): Uint8Array | undefined {
-  const odd = digits.length % 2;
-  if (odd === 1 && !allowOdd) return undefined;
-  const bytes = new Uint8Array((digits.length + odd) / 2);
-  let src = 0;
-  let dst = 0;
-  if (odd === 1) {
-    const low = nibbleAt(digits, 0);
-    if (low < 0) return undefined;
-    bytes[dst++] = low;
-    src = 1;
+  if (digits.length % 2 === 1) {
+    if (!allowOdd) return undefined;
+    digits = '0' + digits;
   }
-  for (; src < digits.length; src += 2) {
-    const high = nibbleAt(digits, src);
-    const low = nibbleAt(digits, src + 1);
-    if (high < 0 || low < 0) return undefined;
-    bytes[dst++] = (high << 4) | low;
-  }
-  return bytes;
+  // Node's decoder stops at the first invalid character, so a short result means bad input.
+  const decoded = Buffer.from(digits, 'hex');
+  if (decoded.length * 2 !== digits.length) return undefined;
+  // Small Buffers are views into a shared 8 KiB pool that a structured clone would copy whole.
+  const ownsMemory = decoded.byteOffset === 0 && decoded.buffer.byteLength === decoded.length;
+  return ownsMemory ? new Uint8Array(decoded.buffer, 0, decoded.length) : new Uint8Array(decoded);
 }
 
 function leftPad(bytes: Uint8Array, size: number): Uint8Array {

@@ -3,7 +3,8 @@
  * one on the same port: uWS listens with SO_REUSEPORT and the kernel spreads connections.
  *
  * Every request goes through Besu's router order (§1.1): host allow-list → CORS → body size limit →
- * route → JSON-RPC. Routing is done here rather than by hyper-express so that the 404/405 answers,
+ * route → JSON-RPC. Sharing a port needs a fixed port number: Linux does not share a port that was
+ * first bound as ephemeral (port 0). Routing is done here rather than by hyper-express so that the 404/405 answers,
  * and the order of the checks before them, are exactly Besu's.
  */
 import { Server, type Request, type Response } from 'hyper-express';
@@ -128,16 +129,19 @@ export async function startHttpServer(cfg: HttpServerConfig): Promise<HttpServer
         }
         const body = await readBody(request, response, cfg.maxRequestContentLength);
         if (body === undefined) {
-          sendTooLarge(response);
+          response.atomic(() => sendTooLarge(response));
           return;
         }
         const reply = await withDeadline(handleJsonRpcBody(body, rpc), timeoutMs);
-        if (response.completed) return; // the client went away
-        if (reply === undefined) {
-          response.status(408).header('content-type', JSON_CONTENT_TYPE).send(TIMEOUT_BODY);
-          return;
-        }
-        response.status(reply.status).header('content-type', JSON_CONTENT_TYPE).send(reply.body);
+        // Writes after an await must be corked (one syscall, and uWS requires it); atomic() also
+        // skips a response whose client has gone away.
+        response.atomic(() => {
+          if (reply === undefined) {
+            response.status(408).header('content-type', JSON_CONTENT_TYPE).send(TIMEOUT_BODY);
+          } else {
+            response.status(reply.status).header('content-type', JSON_CONTENT_TYPE).send(reply.body);
+          }
+        });
         return;
       }
     }
@@ -146,7 +150,7 @@ export async function startHttpServer(cfg: HttpServerConfig): Promise<HttpServer
   const server = new Server({ max_body_length: UNLIMITED, auto_close: false });
   server.set_error_handler((_request, response, error) => {
     log.error('HTTP request failed', error);
-    if (!response.completed) response.status(500).send();
+    response.atomic(() => response.status(500).send());
   });
   server.any('/*', handle);
   try {
@@ -160,6 +164,9 @@ export async function startHttpServer(cfg: HttpServerConfig): Promise<HttpServer
     port,
     close: async () => {
       server.close();
+      // Closing the listen socket leaves keep-alive connections polling; a worker thread that ends
+      // with them open aborts the whole process. uWS' App.close() closes every socket it owns.
+      (server.uws_instance as unknown as { close(): void }).close();
     },
   };
 }
