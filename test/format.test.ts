@@ -21,6 +21,7 @@ import { keccak_256 } from '@noble/hashes/sha3.js';
 import * as secp from '@noble/secp256k1';
 import type { BlockBytes } from '@ethereumjs/block';
 import type { RawLog, StoredReceipt } from '../src/chain/types.js';
+import { BESU_FIXTURES } from './helpers/node-process.js';
 import {
   formatBlock,
   formatFilterLog,
@@ -32,7 +33,7 @@ import {
   toQuantity,
 } from '../src/rpc/format.js';
 
-const BESU = process.env.BESU_FIXTURES ?? '/work/shared/fixtures/besu';
+const BESU = BESU_FIXTURES;
 if (!existsSync(BESU)) throw new Error(`Besu fixtures not found at ${BESU} (set BESU_FIXTURES)`);
 
 /** `0x` + the byte repeated 20 times: a recognisable address. */

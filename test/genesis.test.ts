@@ -31,6 +31,8 @@ import { decodeExtraData } from '../src/consensus/qbft/extra-data.js';
 import { addressOf, signCommitSeal } from '../src/consensus/qbft/seal.js';
 import { createQbftBlock } from '../src/consensus/qbft/block-hash.js';
 import type { Genesis } from '../src/chain/genesis.js';
+import { BESU_FIXTURES } from './helpers/node-process.js';
+import { join } from 'node:path';
 
 const hex = (bytes: Uint8Array): string => '0x' + Buffer.from(bytes).toString('hex');
 const bytes = (text: string): Uint8Array => Uint8Array.from(Buffer.from(text.replace(/^0x/, ''), 'hex'));
@@ -119,7 +121,7 @@ test('genesis keys are case-insensitive, as Besu lower-cases them', async (t) =>
 });
 
 test('Besu hive testGenesis.json hashes to 0xf8f0…217f, with Besu\'s fork id', async (t) => {
-  const text = readFileSync(new URL('../../../shared/fixtures/besu/chain/testGenesis.json', import.meta.url), 'utf8');
+  const text = readFileSync(join(BESU_FIXTURES, 'chain/testGenesis.json'), 'utf8');
   const genesis = parseGenesisJson(text);
   t.is(genesis.consensus, 'ethash');
   t.is(genesis.header.baseFeePerGas, undefined, 'London is at block 33');

@@ -12,8 +12,9 @@ import { createMethodCaller, handleJsonRpcBody } from '../src/rpc/jsonrpc.js';
 import { lookupMethod } from '../src/rpc/registry.js';
 import { createHeadBuffer, HeadReader, HeadWriter } from '../src/transport/head-view.js';
 import { createDispatch, createLocalMethods } from '../src/transport/local-methods.js';
+import { BESU_FIXTURES } from './helpers/node-process.js';
 
-const FIXTURES = join(process.env.BESU_FIXTURES ?? '/work/shared/fixtures/besu', 'rpc', 'eth');
+const FIXTURES = join(BESU_FIXTURES, 'rpc', 'eth');
 
 /** Fixtures whose -32602 comes from an actor (RLP / signature / tx-type checks), not from param parsing. */
 const REJECTED_BY_ACTOR = new Set([

@@ -118,3 +118,8 @@ export async function startDevNode(opts: StartOptions = {}): Promise<NodeProcess
     }
   }
 }
+
+/**
+ * Besu's fixtures: `shared/` sits beside the repository (here and in CI); BESU_FIXTURES overrides.
+ */
+export const BESU_FIXTURES = process.env.BESU_FIXTURES ?? join(REPO_ROOT, '../shared/fixtures/besu');
