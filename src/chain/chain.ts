@@ -19,6 +19,7 @@ import type { ChainSpec } from './chain-spec.js';
 import { ChainStore } from './chain-store.js';
 import { KvStore } from './kv-store.js';
 import { StateDb } from './state-db.js';
+import { txCommonFor } from './tx-common.js';
 import type { StoredReceipt } from './types.js';
 
 /** EIP-4788's system contract; Besu (and ethereumjs) skip the call when it has no code. */
@@ -302,9 +303,10 @@ export class Chain {
       const bloom = new Bloom(undefined, common);
       let gasUsed = 0n;
       const deadline = Date.now() + req.maxBuildMs;
+      const txCommon = txCommonFor(this.spec.chainId, common.hardfork());
       for (const candidate of req.transactions) {
         if (Date.now() > deadline) break;
-        const tx = createTxFromRLP(candidate.raw, { common });
+        const tx = createTxFromRLP(candidate.raw, { common: txCommon });
         // The pool recovered and checked this signature already; trusting it skips a second recovery.
         (tx.cache as { senderPubKey?: Uint8Array }).senderPubKey = candidate.senderPublicKey;
         if (gasUsed + tx.gasLimit > parent.gasLimit) continue;

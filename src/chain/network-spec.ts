@@ -1,11 +1,11 @@
 import type { Block, HeaderData } from '@ethereumjs/block';
-import { createBlock, createBlockFromRLP } from '@ethereumjs/block';
+import { Block as BlockClass, createBlockFromRLP, createBlockHeader } from '@ethereumjs/block';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import type { Withdrawal } from '@ethereumjs/util';
 import type { ChainSpec } from './chain-spec.js';
 import { buildGenesis, genesisBlock, writeGenesisState } from './common.js';
 import { parseGenesisJson } from './genesis.js';
-import { createQbftBlock, qbftBlockFromRlp } from '../consensus/qbft/block-hash.js';
+import { createQbftHeader, qbftBlockFromRlp } from '../consensus/qbft/block-hash.js';
 
 /**
  * The ChainSpec of a Besu genesis: its EVM rules, genesis state and block, and the block hashing its
@@ -26,10 +26,11 @@ export async function chainSpecFromGenesis(genesisJson: string, networkId?: bigi
     decodeBlock: qbft
       ? (rlp) => qbftBlockFromRlp(rlp, common)
       : (rlp) => createBlockFromRLP(rlp, { common, setHardfork: true, skipConsensusFormatValidation: true }),
-    createBlock: (header: HeaderData, transactions: TypedTransaction[], withdrawals?: Withdrawal[]): Block => {
-      const data = { header, transactions, withdrawals: withdrawals?.map((w) => w.toValue()) };
+    createBlock: (headerData: HeaderData, transactions: TypedTransaction[], withdrawals?: Withdrawal[]): Block => {
       const opts = { common, setHardfork: true, skipConsensusFormatValidation: true } as const;
-      return qbft ? createQbftBlock(data, opts) : createBlock(data, opts);
+      const header = qbft ? createQbftHeader(headerData, opts) : createBlockHeader(headerData, opts);
+      // The Block constructor takes the transaction objects as they are; createBlock would rebuild each.
+      return new BlockClass(header, transactions, [], withdrawals, { common: header.common });
     },
   };
 }

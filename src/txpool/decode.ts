@@ -9,51 +9,24 @@
  * ethereumjs transaction is only built once chain id, signature and type are known to be fine, for its
  * structural validation and intrinsic-gas arithmetic.
  */
-import { Common, Mainnet } from '@ethereumjs/common';
+import type { Common } from '@ethereumjs/common';
 import { RLP } from '@ethereumjs/rlp';
 import {
   create1559FeeMarketTxFromBytesArray,
   createAccessList2930TxFromBytesArray,
   createEOACode7702TxFromBytesArray,
   createLegacyTxFromBytesArray,
-  paramsTx,
 } from '@ethereumjs/tx';
 import { SECP256K1_ORDER, SECP256K1_ORDER_DIV_2, bytesToBigInt, bigIntToUnpaddedBytes } from '@ethereumjs/util';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import secp256k1 from 'secp256k1';
 
+import { txCommonFor as commonFor } from '../chain/tx-common.js';
 import { RpcError, RpcErrors } from '../rpc/errors.js';
 import type { AccessListEntry, AuthorizationEntry, DecodedTx, TxRules, TxType } from './types.js';
 
 type RlpValue = Uint8Array | RlpValue[];
 
-/**
- * ethereumjs copies the Common on every transaction and merges the tx parameter set into the copy
- * (JSON round trips plus a parameter-cache rebuild): about half of the construction time. This Common
- * is created with those parameters already merged, and its copies skip the merge.
- */
-class TxDecodingCommon extends Common {
-  override updateParams(): void {
-    // Parameters were merged once at construction; see the class comment.
-  }
-}
-
-const commonCache = new Map<string, TxDecodingCommon>();
-
-function commonFor(chainId: bigint, hardfork: string): TxDecodingCommon {
-  const key = `${chainId}:${hardfork}`;
-  let common = commonCache.get(key);
-  if (common === undefined) {
-    if (chainId > BigInt(Number.MAX_SAFE_INTEGER)) throw new Error(`chain id ${chainId} is too large`);
-    common = new TxDecodingCommon({
-      chain: { ...Mainnet, chainId: Number(chainId) },
-      hardfork,
-      params: paramsTx,
-    });
-    commonCache.set(key, common);
-  }
-  return common;
-}
 
 /**
  * The rules for a chain at a fork: the transaction types are derived from the EIPs that fork activates
