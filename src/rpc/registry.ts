@@ -24,6 +24,8 @@ import {
   type CallRequest,
 } from './params.js';
 import type { Json, Wire } from './types.js';
+import { parityMethods } from './methods/parity-methods.js';
+import { qbftMethods } from './methods/qbft-methods.js';
 
 /** API groups as named by `--rpc-http-api` (matched exactly, uppercase). */
 export type ApiGroup =
@@ -89,7 +91,7 @@ function accountAtBlock(raw: readonly unknown[]): AccountAtBlockParams {
   return { address: parseAddress(raw[0]), block };
 }
 
-const registry = {
+const coreMethods = {
   // --- answered by the transport (head number published in shared memory, static config) ---
   eth_blockNumber: { group: 'ETH', owner: 'transport', parseParams: noParams },
   eth_chainId: { group: 'ETH', owner: 'transport', parseParams: noParams },
@@ -193,6 +195,8 @@ const registry = {
     parseParams: (raw: readonly unknown[]): RawTransactionParams => ({ raw: parseRawTransaction(raw[0]) }),
   },
 } as const satisfies Record<string, MethodSpec>;
+
+const registry = { ...coreMethods, ...qbftMethods, ...parityMethods };
 
 type Registry = typeof registry;
 
