@@ -120,6 +120,11 @@ export class KeepAliveConnection {
     });
   }
 
+  /** False once either side closed the connection or it failed. */
+  get isOpen(): boolean {
+    return this.closedError === undefined;
+  }
+
   close(): void {
     this.closedError ??= new Error('connection closed by the client');
     this.socket.destroy();
@@ -237,7 +242,10 @@ export async function runClosedLoop(opts: ClosedLoopOptions, nextJob: () => Load
   return result;
 }
 
-/** One JSON-RPC call over a fresh connection (for setup steps, not for measuring). */
+/**
+ * JSON-RPC calls for setup and observation steps (not for measuring), serialised over one keep-alive
+ * connection that is reopened when the server closed it (uWS drops idle connections after ~10 s).
+ */
 export class RpcClient {
   private connection: KeepAliveConnection | undefined;
   private queue: Promise<unknown> = Promise.resolve();
@@ -248,11 +256,22 @@ export class RpcClient {
     private readonly port: number,
   ) {}
 
-  /** Calls are serialised over one connection; throws on a JSON-RPC error. */
+  /**
+   * Throws on a JSON-RPC error. A call whose connection fails is retried once on a new connection,
+   * so use this only for calls that are safe to repeat.
+   */
   call<T = unknown>(method: string, params: unknown[] = []): Promise<T> {
+    const attempt = async (): Promise<HttpAnswer> => {
+      if (!this.connection?.isOpen) this.connection = await KeepAliveConnection.open(this.host, this.port);
+      try {
+        return await this.connection.request(jsonPostRequest(this.host, this.port, rpcBody(method, params, this.nextId++)));
+      } catch (err) {
+        this.close();
+        throw err;
+      }
+    };
     const run = async (): Promise<T> => {
-      this.connection ??= await KeepAliveConnection.open(this.host, this.port);
-      const answer = await this.connection.request(jsonPostRequest(this.host, this.port, rpcBody(method, params, this.nextId++)));
+      const answer = await attempt().catch(attempt);
       const parsed = JSON.parse(answer.body.toString('utf8')) as { result?: T; error?: { code: number; message: string } };
       if (parsed.error) throw new Error(`${method}: ${parsed.error.message} (${parsed.error.code})`);
       if (answer.status !== 200) throw new Error(`${method}: HTTP ${answer.status}`);

@@ -22,6 +22,9 @@ import { StateDb } from './state-db.js';
 import { txCommonFor } from './tx-common.js';
 import type { StoredReceipt } from './types.js';
 
+/** How long block building runs before it lets other messages through. */
+const YIELD_EVERY_MS = 10;
+
 /** EIP-4788's system contract; Besu (and ethereumjs) skip the call when it has no code. */
 const BEACON_ROOTS_ADDRESS = createAddressFromString('0x000F3df6D732807Ef1319fB7B8bB8522d0Beac02');
 
@@ -207,9 +210,7 @@ export class Chain {
       await this.writeGenesis();
       return;
     }
-    const block = await this.store.getBlock(headHash);
-    const td = await this.store.getTotalDifficulty(headHash);
-    if (!block || td === undefined) throw new Error(`database is inconsistent: head ${bytesToHex(headHash)} has no block`);
+    // Compare genesis first: blocks of another chain may not even decode under this chain's rules.
     const expectedGenesis = await this.computeGenesisHash();
     const storedGenesis = await this.store.getGenesisHash();
     if (storedGenesis && !equalsBytes(storedGenesis, expectedGenesis)) {
@@ -217,6 +218,9 @@ export class Chain {
         `the data path holds a chain with genesis ${bytesToHex(storedGenesis)}, not ${bytesToHex(expectedGenesis)}: use another --data-path`,
       );
     }
+    const block = await this.store.getBlock(headHash);
+    const td = await this.store.getTotalDifficulty(headHash);
+    if (!block || td === undefined) throw new Error(`database is inconsistent: head ${bytesToHex(headHash)} has no block`);
     this.setHead(block, headHash, td);
     await this.resetBuildState();
   }
@@ -302,8 +306,16 @@ export class Chain {
       let gasUsed = 0n;
       const deadline = Date.now() + req.maxBuildMs;
       const txCommon = txCommonFor(this.spec.chainId, common.hardfork());
+      let lastYield = Date.now();
       for (const candidate of req.transactions) {
-        if (Date.now() > deadline) break;
+        const now = Date.now();
+        if (now > deadline) break;
+        if (now - lastYield >= YIELD_EVERY_MS) {
+          // The loop's awaits resolve as microtasks, which starve the mailbox: let queued reads and the
+          // pool's account lookups through now and then, so that admission does not stall for a build.
+          await new Promise((resolve) => setImmediate(resolve));
+          lastYield = Date.now();
+        }
         const tx = createTxFromRLP(candidate.raw, { common: txCommon });
         // The pool recovered and checked this signature already; trusting it skips a second recovery.
         (tx.cache as { senderPubKey?: Uint8Array }).senderPubKey = candidate.senderPublicKey;

@@ -19,6 +19,11 @@ export type KvOp = RocksOp;
  * data, its state and the head pointer land atomically.
  */
 export class KvStore {
+  /** Reads and writes still running: close() waits for them, RocksDB must not close under them. */
+  private inFlight = 0;
+  private drained: (() => void) | undefined;
+  private closed = false;
+
   private constructor(private readonly db: RocksHandle) {}
 
   static async open(location: string): Promise<KvStore> {
@@ -30,7 +35,7 @@ export class KvStore {
   }
 
   get(key: Uint8Array): Promise<Uint8Array | undefined> {
-    return new Promise((resolve, reject) =>
+    return this.track(() => new Promise((resolve, reject) =>
       this.db.get(asBuffer(key), { asBuffer: true }, (err, value) => {
         if (err) {
           if (/NotFound/i.test(err.message)) resolve(undefined);
@@ -39,7 +44,7 @@ export class KvStore {
           resolve(new Uint8Array(value.buffer, value.byteOffset, value.byteLength));
         }
       }),
-    );
+    ));
   }
 
   write(ops: KvOp[]): Promise<void> {
@@ -47,11 +52,25 @@ export class KvStore {
     const native = ops.map((op) =>
       op.type === 'put' ? { type: 'put' as const, key: asBuffer(op.key), value: asBuffer(op.value) } : { type: 'del' as const, key: asBuffer(op.key) },
     );
-    return new Promise((resolve, reject) => this.db.batch(native, {}, (err) => (err ? reject(err) : resolve())));
+    return this.track(() => new Promise<void>((resolve, reject) => this.db.batch(native, {}, (err) => (err ? reject(err) : resolve()))));
   }
 
-  close(): Promise<void> {
-    return new Promise((resolve, reject) => this.db.close((err) => (err ? reject(err) : resolve())));
+  /** Refuses new operations, waits for running ones, then closes the database. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.inFlight > 0) await new Promise<void>((resolve) => (this.drained = resolve));
+    await new Promise<void>((resolve, reject) => this.db.close((err) => (err ? reject(err) : resolve())));
+  }
+
+  private async track<T>(operation: () => Promise<T>): Promise<T> {
+    if (this.closed) throw new Error('the database is closed: the node is shutting down');
+    this.inFlight++;
+    try {
+      return await operation();
+    } finally {
+      if (--this.inFlight === 0) this.drained?.();
+    }
   }
 }
 

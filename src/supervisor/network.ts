@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { NodeOptions } from '../cli/options.js';
-import { loadDevNetwork } from '../chain/genesis.js';
+import { loadDevNetwork, parseGenesisJson } from '../chain/genesis.js';
 
 export interface ResolvedNetwork {
   name: string;
@@ -43,17 +43,13 @@ export function resolveNetwork(options: NodeOptions): ResolvedNetwork {
   };
 }
 
+/** The genesis parsed here first, so that a bad file is refused with its reason before any actor starts. */
 function chainIdOf(genesisJson: string, source: string): bigint {
-  let parsed: unknown;
   try {
-    parsed = JSON.parse(genesisJson);
+    return parseGenesisJson(genesisJson).chainId;
   } catch (err) {
-    throw new StartupError(`Unable to parse genesis file ${source}: ${(err as Error).message}`);
+    throw new StartupError(`Unable to load genesis file ${source}: ${(err as Error).message}`);
   }
-  const config = (parsed as { config?: Record<string, unknown> }).config;
-  const entry = config && Object.entries(config).find(([k]) => k.toLowerCase() === 'chainid');
-  if (!entry) throw new StartupError(`Genesis file ${source} has no config.chainId`);
-  return BigInt(entry[1] as string | number);
 }
 
 /** Besu's key file: one line of hex, `0x` optional; created as `0x` + 64 hex when missing. */

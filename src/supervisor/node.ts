@@ -14,6 +14,7 @@ import { assertNativeUws } from '../transport/uws-native.js';
 import { Logger, setLogLevel } from '../util/log.js';
 import type { LogLevel } from '../util/log.js';
 import { resolveNetwork } from './network.js';
+import { assertPortsFree } from './ports.js';
 import { BASALT_VERSION, clientVersion } from './version.js';
 
 const log = new Logger('Supervisor');
@@ -35,6 +36,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
   if (options.rpcHttpEnabled) assertNativeUws();
 
   const network = resolveNetwork(options);
+  if (options.rpcHttpEnabled) await assertPortsFree([{ host: options.rpcHttpHost, port: options.rpcHttpPort }]);
   const dataPath = resolvePath(options.dataPath);
   mkdirSync(dataPath, { recursive: true });
   const logLevel = options.logging as LogLevel;
@@ -164,7 +166,9 @@ export async function runNode(options: NodeOptions): Promise<number> {
     }
     log.info('Basalt is running');
   } catch (err) {
-    log.error('Failed to start Basalt', err);
+    // What went wrong, in one line; the stack only helps a developer.
+    log.error(`Failed to start Basalt: ${err instanceof Error ? err.message : String(err)}`);
+    if (err instanceof Error && err.stack) log.debug(err.stack);
     await shutdown(2);
   }
 

@@ -50,3 +50,37 @@ export class RssSampler {
     if (kb !== undefined && (this.peakKb === undefined || kb > this.peakKb)) this.peakKb = kb;
   }
 }
+
+/** Clock ticks per second of /proc/<pid>/stat times (USER_HZ; 100 on Linux for every mainstream architecture). */
+const USER_HZ = 100;
+
+/** CPU time (user + system, all threads) the process has used so far, in ms; undefined when gone. */
+export function readCpuMs(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    // The command name (field 2) may contain spaces; the fields after its closing parenthesis are fixed.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const utime = Number(fields[11]);
+    const stime = Number(fields[12]);
+    return ((utime + stime) * 1000) / USER_HZ;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Measures a process' CPU use over an interval, as a percentage of one core. */
+export class CpuMeter {
+  private readonly startCpuMs: number | undefined;
+  private readonly startedAt = performance.now();
+
+  constructor(private readonly pid: number) {
+    this.startCpuMs = readCpuMs(pid);
+  }
+
+  /** Average share of one core since construction (200 = two cores busy). */
+  percentOfOneCore(): number {
+    const now = readCpuMs(this.pid);
+    if (now === undefined || this.startCpuMs === undefined) return Number.NaN;
+    return ((now - this.startCpuMs) / (performance.now() - this.startedAt)) * 100;
+  }
+}

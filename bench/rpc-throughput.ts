@@ -1,0 +1,255 @@
+/**
+ * JSON-RPC throughput of the node's HTTP transport: eth_blockNumber, eth_getBalance and eth_call,
+ * each for a fixed time at a fixed concurrency, against a node with 1 and then 2 HTTP worker threads,
+ * next to a bare uWebSockets.js server answering a fixed body (the transport's ceiling). Prints
+ * figures; asserts nothing.
+ *
+ *   npm run build && node dist/bench/rpc-throughput.js [--concurrency=64] [--seconds=5] [--wrk]
+ */
+import { fork } from 'node:child_process';
+import { toBeHex, zeroPadValue, getCreateAddress } from 'ethers';
+import { DEV_ACCOUNTS } from '../test/helpers/dev-accounts.js';
+import { storeAndLogDeployCode } from '../test/helpers/contracts.js';
+import { freePort } from '../test/helpers/node-process.js';
+import { parseFlags } from './lib/args.js';
+import { onCleanup, runBenchmark } from './lib/cleanup.js';
+import { startBenchNode } from './lib/dev-node.js';
+import { fixed, log, printTable } from './lib/format.js';
+import { jsonPostRequest, rpcBody, RpcClient, runClosedLoop } from './lib/http-client.js';
+import { CpuMeter } from './lib/proc.js';
+import { accountFromKey, signingCommon, signTx } from './lib/signing.js';
+import { LatencyRecorder, summarizeLatencies } from './lib/stats.js';
+import { runWrk, wrkPath } from './lib/wrk.js';
+
+const HOST = '127.0.0.1';
+const RESULT_MARKER = Buffer.from('"result"');
+const KNOWN_METHODS = ['eth_blockNumber', 'eth_getBalance', 'eth_call'];
+const BARE_TARGET = 'bare uWS';
+
+const flags = parseFlags('dist/bench/rpc-throughput.js', {
+  concurrency: { default: 64, min: 1, description: 'keep-alive connections, one request in flight each' },
+  seconds: { default: 5, min: 1, description: 'measured duration of each run' },
+  warmup: { default: 1, min: 0, description: 'unmeasured seconds of load before each run' },
+  workers: { default: '1,2', description: 'comma-separated --rpc-http-workers values to measure' },
+  methods: { default: 'eth_blockNumber,eth_getBalance,eth_call', description: 'comma-separated subset of the methods to measure' },
+  'skip-baseline': { default: false, description: 'do not measure the bare uWS server (no ratio printed)' },
+  wrk: { default: false, description: 'generate load with wrk instead of the in-process generator' },
+  'wrk-threads': { default: 1, min: 1, description: 'wrk threads (-t)' },
+  'cpu-prof-dir': { default: '', description: 'run the nodes with --cpu-prof, profiles into this directory' },
+  'max-seconds': { default: 300, min: 10, description: 'ceiling on the whole run' },
+});
+
+interface Measurement {
+  target: string;
+  method: string;
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** Non-200 answers, JSON-RPC errors (in-process generator only) and socket errors. */
+  errors: number;
+  /** CPU the measured server process used, % of one core (the machine has 2 cores). */
+  serverCpu: number;
+  /** CPU the in-process generator used, % of one core; NaN under wrk. */
+  generatorCpu: number;
+}
+
+runBenchmark(main, flags['max-seconds']);
+
+async function main(): Promise<void> {
+  const workerCounts = flags.workers.split(',').map((w) => Number(w.trim()));
+  if (workerCounts.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`--workers must list positive integers, got ${flags.workers}`);
+  let useWrk = flags.wrk;
+  if (useWrk && !wrkPath()) {
+    console.log('wrk is not installed (Debian: apt-get install -y wrk); falling back to the in-process load generator');
+    useWrk = false;
+  }
+  const generator = useWrk ? `wrk -t${flags['wrk-threads']} -c${flags.concurrency}` : `in-process generator, ${flags.concurrency} connections`;
+  log(`load: ${generator}, ${flags.seconds} s per run after ${flags.warmup} s warm-up`);
+  const measure = (port: number, body: string, target: string, method: string, serverPid: number): Promise<Measurement> =>
+    useWrk ? measureWithWrk(port, body, target, method, serverPid) : measureInProcess(port, body, target, method, serverPid);
+
+  const results: Measurement[] = [];
+
+  const methods = flags.methods.split(',').map((m) => m.trim());
+  const unknown = methods.filter((m) => !KNOWN_METHODS.includes(m));
+  if (unknown.length > 0) throw new Error(`--methods: unknown ${unknown.join(', ')}; known: ${KNOWN_METHODS.join(', ')}`);
+
+  if (!flags['skip-baseline']) {
+    const bare = await startBareUws();
+    try {
+      results.push(await measure(bare.port, rpcBody('eth_blockNumber'), BARE_TARGET, 'fixed body', bare.pid));
+      report(results[results.length - 1]!);
+    } finally {
+      await bare.stop();
+    }
+  }
+
+  for (const workers of workerCounts) {
+    const target = `node, ${workers} HTTP worker${workers > 1 ? 's' : ''}`;
+    log(`starting a dev node with --rpc-http-workers=${workers}`);
+    const bench = await startBenchNode({ args: [`--rpc-http-workers=${workers}`], cpuProfileDir: flags['cpu-prof-dir'] || undefined });
+    try {
+      const contract = await deployStoreAndLog(bench.port);
+      const calls: Array<[string, unknown[]]> = [
+        ['eth_blockNumber', []],
+        ['eth_getBalance', [DEV_ACCOUNTS[0].address, 'latest']],
+        ['eth_call', [{ to: contract, data: '0x' }, 'latest']],
+      ];
+      for (const [method, params] of calls.filter(([m]) => methods.includes(m))) {
+        await checkAnswer(bench.port, method, params);
+        results.push(await measure(bench.port, rpcBody(method, params), target, method, bench.pid));
+        report(results[results.length - 1]!);
+      }
+    } finally {
+      await bench.stop();
+    }
+  }
+
+  console.log(`\n=== summary (${generator}, ${flags.seconds} s each) ===`);
+  printTable(
+    ['target', 'method', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'server CPU', 'generator CPU'],
+    results.map((r) => [
+      r.target,
+      r.method,
+      fixed(r.requestsPerSecond, 0),
+      fixed(r.p50Ms, 2),
+      fixed(r.p99Ms, 2),
+      String(r.errors),
+      `${fixed(r.serverCpu, 0)}%`,
+      Number.isNaN(r.generatorCpu) ? 'n/a' : `${fixed(r.generatorCpu, 0)}%`,
+    ]),
+  );
+  const baseline = results.find((r) => r.target === BARE_TARGET);
+  for (const r of results.filter((m) => m.method === 'eth_blockNumber')) {
+    if (baseline) console.log(`eth_blockNumber on ${r.target} / bare uWS = ${fixed(r.requestsPerSecond / baseline.requestsPerSecond, 3)}`);
+  }
+  console.log('(CPU figures are % of one core; the machine has 2 cores shared by the generator and the server)');
+}
+
+function report(m: Measurement): void {
+  log(
+    `${m.target} ${m.method}: ${fixed(m.requestsPerSecond, 0)} req/s, p50 ${fixed(m.p50Ms, 2)} ms, p99 ${fixed(m.p99Ms, 2)} ms, ` +
+      `errors ${m.errors}, server CPU ${fixed(m.serverCpu, 0)}%`,
+  );
+}
+
+async function measureInProcess(port: number, body: string, target: string, method: string, serverPid: number): Promise<Measurement> {
+  const bytes = jsonPostRequest(HOST, port, body);
+  if (flags.warmup > 0) {
+    await runClosedLoop({ host: HOST, port, connections: flags.concurrency, durationMs: flags.warmup * 1000, maxRunMs: flags.warmup * 1000 + 15_000 }, () => ({ bytes }));
+  }
+  const latencies = new LatencyRecorder();
+  let errors = 0;
+  const job = {
+    bytes,
+    onAnswer(answer: { status: number; body: Buffer }, latencyMs: number): void {
+      latencies.add(latencyMs);
+      if (answer.status !== 200 || !answer.body.includes(RESULT_MARKER)) errors++;
+    },
+  };
+  const serverCpu = new CpuMeter(serverPid);
+  const generatorCpuStart = process.cpuUsage();
+  const durationMs = flags.seconds * 1000;
+  const run = await runClosedLoop({ host: HOST, port, connections: flags.concurrency, durationMs, maxRunMs: durationMs + 15_000 }, () => job);
+  const generatorCpu = process.cpuUsage(generatorCpuStart);
+  const summary = summarizeLatencies(latencies);
+  return {
+    target,
+    method,
+    requestsPerSecond: (run.answered * 1000) / run.wallMs,
+    p50Ms: summary.p50,
+    p99Ms: summary.p99,
+    errors: errors + run.transportErrors,
+    serverCpu: serverCpu.percentOfOneCore(),
+    generatorCpu: ((generatorCpu.user + generatorCpu.system) / 1000 / run.wallMs) * 100,
+  };
+}
+
+async function measureWithWrk(port: number, body: string, target: string, method: string, serverPid: number): Promise<Measurement> {
+  const url = `http://${HOST}:${port}/`;
+  const common = { url, body, connections: flags.concurrency, threads: flags['wrk-threads'] };
+  if (flags.warmup > 0) await runWrk({ ...common, seconds: flags.warmup });
+  const serverCpu = new CpuMeter(serverPid);
+  const report = await runWrk({ ...common, seconds: flags.seconds });
+  return {
+    target,
+    method,
+    requestsPerSecond: report.requestsPerSecond,
+    p50Ms: report.p50Ms,
+    p99Ms: report.p99Ms,
+    errors: report.non2xx + report.socketErrors,
+    serverCpu: serverCpu.percentOfOneCore(),
+    generatorCpu: Number.NaN,
+  };
+}
+
+/** wrk cannot look into bodies: one call up front shows the method answers with a result. */
+async function checkAnswer(port: number, method: string, params: unknown[]): Promise<void> {
+  const rpc = new RpcClient(HOST, port);
+  try {
+    const result = await rpc.call(method, params);
+    log(`${method} answers ${JSON.stringify(result)}`);
+  } finally {
+    rpc.close();
+  }
+}
+
+/** Deploys storeAndLog from a dev account, stores 42 in it, and returns its address once mined. */
+async function deployStoreAndLog(port: number): Promise<string> {
+  const rpc = new RpcClient(HOST, port);
+  try {
+    const deployer = accountFromKey(DEV_ACCOUNTS[1].privateKey);
+    const common = signingCommon(Number(await rpc.call<string>('eth_chainId')));
+    const nonce = BigInt(await rpc.call<string>('eth_getTransactionCount', [deployer.address, 'latest']));
+    const head = await rpc.call<{ baseFeePerGas?: string }>('eth_getBlockByNumber', ['latest', false]);
+    const maxPriorityFeePerGas = 10n ** 9n;
+    const maxFeePerGas = 2n * BigInt(head.baseFeePerGas ?? '0x0') + maxPriorityFeePerGas;
+    const contract = getCreateAddress({ from: deployer.address, nonce }).toLowerCase();
+    const deploy = signTx(common, deployer, { nonce, value: 0n, data: storeAndLogDeployCode(), gasLimit: 200_000n, maxFeePerGas, maxPriorityFeePerGas });
+    const store = signTx(common, deployer, { nonce: nonce + 1n, to: contract, value: 0n, data: zeroPadValue(toBeHex(42), 32), gasLimit: 100_000n, maxFeePerGas, maxPriorityFeePerGas });
+    await rpc.call('eth_sendRawTransaction', [deploy.raw]);
+    await rpc.call('eth_sendRawTransaction', [store.raw]);
+    const deadline = Date.now() + 30_000;
+    while ((await rpc.call('eth_getTransactionReceipt', [store.hash])) === null) {
+      if (Date.now() > deadline) throw new Error('the storeAndLog deployment was not mined within 30 s');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    log(`storeAndLog deployed at ${contract}`);
+    return contract;
+  } finally {
+    rpc.close();
+  }
+}
+
+interface BareServer {
+  port: number;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+/** Starts bare-uws-server.js as a child process on a free port. */
+async function startBareUws(): Promise<BareServer> {
+  const port = await freePort();
+  const child = fork(new URL('./bare-uws-server.js', import.meta.url).pathname, [String(port)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stop = async (): Promise<void> => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await exited;
+    unregister();
+  };
+  const unregister = onCleanup(`bare uWS server pid ${child.pid}`, stop);
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('the bare uWS server did not start within 10 s')), 10_000);
+    child.once('message', (message: { listening?: number; error?: string }) => {
+      clearTimeout(timer);
+      if (message.listening === port) resolve();
+      else reject(new Error(message.error ?? `unexpected message from the bare uWS server: ${JSON.stringify(message)}`));
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the bare uWS server exited with ${code}`));
+    });
+  });
+  log(`bare uWS server pid ${child.pid} on port ${port}`);
+  return { port, pid: child.pid!, stop };
+}

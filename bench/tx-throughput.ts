@@ -1,0 +1,384 @@
+/**
+ * Transaction throughput of a fresh dev node: S funded senders, T pre-signed transactions submitted
+ * with raw `eth_sendRawTransaction` bodies over keep-alive HTTP at a fixed number of requests in
+ * flight; two workloads one after the other: (a) plain transfers, (b) calls to the storeAndLog
+ * contract (one SSTORE and one log each). Prints figures; asserts nothing.
+ *
+ *   npm run build && node dist/bench/tx-throughput.js [--senders=200] [--txs=10000] [--concurrency=64]
+ */
+import { getCreateAddress, toBeHex, zeroPadValue } from 'ethers';
+import { DEV_ACCOUNTS } from '../test/helpers/dev-accounts.js';
+import { storeAndLogDeployCode } from '../test/helpers/contracts.js';
+import { parseFlags } from './lib/args.js';
+import { onCleanup, runBenchmark } from './lib/cleanup.js';
+import { startBenchNode } from './lib/dev-node.js';
+import { fixed, log, megabytes, printTable, rate } from './lib/format.js';
+import { jsonPostRequest, rpcBody, RpcClient, runClosedLoop, type LoadJob } from './lib/http-client.js';
+import { RssSampler } from './lib/proc.js';
+import { accountFromKey, randomAccount, signingCommon, signTx, type Account, type SignedTx, type UnsignedFields } from './lib/signing.js';
+import { LatencyRecorder, MessageTally, summarizeLatencies, type LatencySummary } from './lib/stats.js';
+import type { Common } from '@ethereumjs/common';
+
+const HOST = '127.0.0.1';
+const GWEI = 10n ** 9n;
+const TRANSFER_GAS = 21_000n;
+/** Above the storing call's worst case (~47k: cold zero→non-zero SSTORE plus LOG1). */
+const CONTRACT_CALL_GAS = 100_000n;
+const POLL_MS = 100;
+
+const flags = parseFlags('dist/bench/tx-throughput.js', {
+  senders: { default: 200, min: 1, description: 'number of sending accounts' },
+  txs: { default: 10_000, min: 1, description: 'transactions per workload, spread over the senders' },
+  concurrency: { default: 64, min: 1, description: 'eth_sendRawTransaction requests in flight' },
+  'rpc-http-workers': { default: 0, min: 0, description: 'node HTTP worker threads (0: the node default)' },
+  'include-timeout': { default: 60, min: 1, description: 'seconds to wait for inclusion once submission ended' },
+  'cpu-prof-dir': { default: '', description: 'run the node with --cpu-prof, profiles into this directory' },
+  'max-seconds': { default: 300, min: 10, description: 'ceiling on the whole run' },
+});
+
+interface WorkloadFigures {
+  name: string;
+  count: number;
+  accepted: number;
+  rejected: MessageTally;
+  transportErrors: number;
+  submitMs: number;
+  latency: LatencySummary;
+  inclusion: InclusionFigures;
+  peakRssKb: number | undefined;
+}
+
+interface ObservedBlock {
+  number: number;
+  timestamp: number;
+  txCount: number;
+  ours: number;
+  /** ms since submission start when this bench first saw the block. */
+  seenAtMs: number;
+}
+
+interface InclusionFigures {
+  included: number;
+  notIncluded: number;
+  blocks: ObservedBlock[];
+  /** Transactions (all, ours or not) in the blocks from the first with one of ours to the last one. */
+  txsInSpan: number;
+  /** Timestamp of the last such block minus that of the block before the first, seconds. */
+  spanSeconds: number;
+  /** From submission start until the block with the last of ours was seen. */
+  allIncludedAfterMs: number | undefined;
+}
+
+runBenchmark(main, flags['max-seconds']);
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  const workers = flags['rpc-http-workers'];
+  log(`starting a dev node${workers > 0 ? ` with --rpc-http-workers=${workers}` : ''}`);
+  const bench = await startBenchNode({
+    args: workers > 0 ? [`--rpc-http-workers=${workers}`] : [],
+    cpuProfileDir: flags['cpu-prof-dir'] || undefined,
+  });
+  const port = bench.port;
+  const rpc = new RpcClient(HOST, port);
+  onCleanup('setup RPC connection', () => rpc.close());
+  const rss = new RssSampler(bench.pid);
+  onCleanup('RSS sampler', () => rss.stop());
+  log(`node pid ${bench.pid} serving on ${bench.url}, RSS ${megabytes(rss.current())}`);
+
+  const chainId = Number(await rpc.call<string>('eth_chainId'));
+  const common = signingCommon(chainId);
+  const head = await rpc.call<{ baseFeePerGas?: string }>('eth_getBlockByNumber', ['latest', false]);
+  const baseFee = BigInt(head.baseFeePerGas ?? '0x0');
+  const maxPriorityFeePerGas = 1n * GWEI;
+  // Base fee can only fall on this chain (blocks stay far below the gas target), so this always suffices.
+  const maxFeePerGas = 2n * baseFee + maxPriorityFeePerGas;
+  log(`chain ${chainId}, base fee ${baseFee} wei; transactions pay maxFee ${maxFeePerGas}, tip ${maxPriorityFeePerGas}`);
+
+  const senders = Array.from({ length: flags.senders }, () => randomAccount());
+  const perSender = (index: number): number => Math.floor(flags.txs / senders.length) + (index < flags.txs % senders.length ? 1 : 0);
+  const budget = BigInt(perSender(0)) * (TRANSFER_GAS + CONTRACT_CALL_GAS) * maxFeePerGas * 2n + 10n ** 17n;
+  const contract = await fundAndDeploy(rpc, common, port, senders, budget, maxFeePerGas, maxPriorityFeePerGas);
+
+  const nextNonce = senders.map(() => 0n);
+  const results: WorkloadFigures[] = [];
+  results.push(
+    await runWorkload('transfers', rpc, common, port, senders, perSender, nextNonce, rss, (index) => ({
+      to: senders[(index + 1) % senders.length]!.address,
+      value: 1n,
+      gasLimit: TRANSFER_GAS,
+    })),
+  );
+  results.push(
+    await runWorkload('storeAndLog calls', rpc, common, port, senders, perSender, nextNonce, rss, (_index, sequence) => ({
+      to: contract,
+      value: 0n,
+      data: zeroPadValue(toBeHex(sequence + 1), 32),
+      gasLimit: CONTRACT_CALL_GAS,
+    })),
+  );
+
+  console.log('\n=== summary ===');
+  console.log(`senders ${senders.length}, ${flags.txs} transactions per workload, ${flags.concurrency} in flight, node HTTP workers: ${workers > 0 ? workers : 'default'}`);
+  printTable(
+    ['workload', 'accepted', 'submitted tx/s', 'included tx/s', 'all included after', 'p50 ms', 'p90 ms', 'p99 ms', 'rejected', 'peak RSS'],
+    results.map((r) => [
+      r.name,
+      `${r.accepted}/${r.count}`,
+      fixed(rate(r.accepted, r.submitMs)),
+      fixed(r.inclusion.spanSeconds > 0 ? r.inclusion.txsInSpan / r.inclusion.spanSeconds : Number.NaN),
+      r.inclusion.allIncludedAfterMs === undefined ? `${r.inclusion.notIncluded} missing` : `${fixed(r.inclusion.allIncludedAfterMs / 1000, 2)} s`,
+      fixed(r.latency.p50, 2),
+      fixed(r.latency.p90, 2),
+      fixed(r.latency.p99, 2),
+      String(r.rejected.total + r.transportErrors),
+      megabytes(r.peakRssKb),
+    ]),
+  );
+  log(`total run time ${fixed((performance.now() - started) / 1000)} s; stopping the node`);
+  rss.stop();
+  await bench.stop();
+}
+
+/**
+ * Sends every sender `budget` wei from the dev accounts and deploys the storeAndLog contract, all in
+ * one batch, then waits until they are mined. Returns the contract address.
+ */
+async function fundAndDeploy(
+  rpc: RpcClient,
+  common: Common,
+  port: number,
+  senders: Account[],
+  budget: bigint,
+  maxFeePerGas: bigint,
+  maxPriorityFeePerGas: bigint,
+): Promise<string> {
+  const funders = DEV_ACCOUNTS.map((a) => accountFromKey(a.privateKey));
+  const startNonces = await Promise.all(funders.map(async (f) => BigInt(await rpc.call<string>('eth_getTransactionCount', [f.address, 'latest']))));
+  const nonces = [...startNonces];
+  const signed: SignedTx[] = [];
+
+  const deployer = funders[0]!;
+  const contract = getCreateAddress({ from: deployer.address, nonce: nonces[0]! }).toLowerCase();
+  signed.push(signTx(common, deployer, { nonce: nonces[0]!++, value: 0n, data: storeAndLogDeployCode(), gasLimit: 200_000n, maxFeePerGas, maxPriorityFeePerGas }));
+  const owed = funders.map(() => 0n);
+  senders.forEach((sender, index) => {
+    const f = index % funders.length;
+    owed[f]! += budget + TRANSFER_GAS * maxFeePerGas;
+    signed.push(signTx(common, funders[f]!, { nonce: nonces[f]!++, to: sender.address, value: budget, gasLimit: TRANSFER_GAS, maxFeePerGas, maxPriorityFeePerGas }));
+  });
+  for (const [f, funder] of funders.entries()) {
+    const balance = BigInt(await rpc.call<string>('eth_getBalance', [funder.address, 'latest']));
+    if (balance < owed[f]!) throw new Error(`dev account ${funder.address} holds ${balance} wei, funding needs ${owed[f]}: use fewer senders or transactions`);
+  }
+
+  log(`funding ${senders.length} senders with ${budget} wei each and deploying storeAndLog at ${contract}`);
+  const errors = new MessageTally();
+  let index = 0;
+  const result = await runClosedLoop({ host: HOST, port, connections: Math.min(16, flags.concurrency), maxRunMs: 60_000 }, () => {
+    const tx = signed[index++];
+    if (!tx) return undefined;
+    return { bytes: jsonPostRequest(HOST, port, rpcBody('eth_sendRawTransaction', [tx.raw])), onAnswer: (answer) => tallyError(answer.body, errors) };
+  });
+  if (errors.total > 0 || result.transportErrors > 0) {
+    throw new Error(`funding failed: ${JSON.stringify(errors.entries())} ${result.transportErrorMessages.join('; ')}`);
+  }
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const mined = await Promise.all(funders.map(async (f) => BigInt(await rpc.call<string>('eth_getTransactionCount', [f.address, 'latest']))));
+    if (mined.every((n, f) => n >= nonces[f]!)) break;
+    if (Date.now() > deadline) throw new Error('funding transactions were not mined within 60 s');
+    await sleep(250);
+  }
+  if ((await rpc.call<string>('eth_getCode', [contract, 'latest'])) === '0x') throw new Error('the storeAndLog contract was not deployed');
+  log('funded and deployed');
+  return contract;
+}
+
+/** Records the JSON-RPC error message of an answer body, if any; returns whether it was a success. */
+function tallyError(body: Buffer, errors: MessageTally): boolean {
+  let parsed: { result?: unknown; error?: { message?: string } };
+  try {
+    parsed = JSON.parse(body.toString('utf8')) as typeof parsed;
+  } catch {
+    errors.add(`unparseable answer: ${body.toString('utf8').slice(0, 80)}`);
+    return false;
+  }
+  if (parsed.error !== undefined) {
+    errors.add(parsed.error.message ?? JSON.stringify(parsed.error));
+    return false;
+  }
+  return true;
+}
+
+async function runWorkload(
+  name: string,
+  rpc: RpcClient,
+  common: Common,
+  port: number,
+  senders: Account[],
+  perSender: (senderIndex: number) => number,
+  nextNonce: bigint[],
+  rss: RssSampler,
+  fieldsFor: (senderIndex: number, sequence: number) => Omit<UnsignedFields, 'nonce' | 'maxFeePerGas' | 'maxPriorityFeePerGas'>,
+): Promise<WorkloadFigures> {
+  console.log(`\n=== workload: ${name} ===`);
+  const head = await rpc.call<{ baseFeePerGas?: string }>('eth_getBlockByNumber', ['latest', false]);
+  const maxPriorityFeePerGas = 1n * GWEI;
+  const maxFeePerGas = 2n * BigInt(head.baseFeePerGas ?? '0x0') + maxPriorityFeePerGas;
+
+  // Nonce-major order: every sender's nonce n goes out before anyone's nonce n+1, so with more
+  // senders than requests in flight no transaction arrives ahead of its predecessor.
+  const signStarted = performance.now();
+  const signed: SignedTx[] = [];
+  const rounds = Math.max(...senders.map((_, i) => perSender(i)));
+  for (let round = 0; round < rounds; round++) {
+    for (let s = 0; s < senders.length; s++) {
+      if (round >= perSender(s)) continue;
+      signed.push(signTx(common, senders[s]!, { ...fieldsFor(s, signed.length), nonce: nextNonce[s]!++, maxFeePerGas, maxPriorityFeePerGas }));
+    }
+  }
+  const requests = signed.map((tx, i) => jsonPostRequest(HOST, port, rpcBody('eth_sendRawTransaction', [tx.raw], i + 1)));
+  const signMs = performance.now() - signStarted;
+  log(`signed and encoded ${signed.length} transactions in ${fixed(signMs / 1000, 2)} s (${fixed(rate(signed.length, signMs), 0)} tx/s; excluded from the figures)`);
+
+  const pending = new Set(signed.map((tx) => tx.hash));
+  const fromBlock = Number(await rpc.call<string>('eth_blockNumber')) + 1;
+  rss.resetPeak();
+  const latencies = new LatencyRecorder();
+  const rejected = new MessageTally();
+  let accepted = 0;
+  let hashMismatches = 0;
+
+  const submissionStarted = performance.now();
+  let markSubmitted: () => void = () => undefined;
+  const submitted = new Promise<void>((resolve) => (markSubmitted = resolve));
+  const watcherRpc = new RpcClient(HOST, port);
+  const unregisterWatcher = onCleanup('inclusion watcher connection', () => watcherRpc.close());
+  const watching = watchInclusion(watcherRpc, fromBlock, pending, submitted, submissionStarted);
+  // Awaited after submission; until then a failure must not surface as an unhandled rejection.
+  watching.catch(() => undefined);
+
+  let next = 0;
+  const submission = await runClosedLoop({ host: HOST, port, connections: flags.concurrency, maxRunMs: 120_000 }, (): LoadJob | undefined => {
+    const index = next++;
+    const bytes = requests[index];
+    if (!bytes) return undefined;
+    return {
+      bytes,
+      onAnswer(answer, latencyMs) {
+        latencies.add(latencyMs);
+        if (answer.status !== 200) {
+          rejected.add(`HTTP ${answer.status}`);
+          pending.delete(signed[index]!.hash);
+        } else if (tallyError(answer.body, rejected)) {
+          accepted++;
+          if (!answer.body.includes(signed[index]!.hash)) hashMismatches++;
+        } else {
+          pending.delete(signed[index]!.hash);
+        }
+      },
+    };
+  });
+  markSubmitted();
+  const latency = summarizeLatencies(latencies);
+  log(
+    `submitted: ${accepted} accepted of ${signed.length} in ${fixed(submission.wallMs / 1000, 2)} s → ${fixed(rate(accepted, submission.wallMs))} tx/s; ` +
+      `latency p50 ${fixed(latency.p50, 2)} ms, p90 ${fixed(latency.p90, 2)} ms, p99 ${fixed(latency.p99, 2)} ms, max ${fixed(latency.max, 2)} ms`,
+  );
+  if (rejected.total > 0) log(`rejected ${rejected.total}: ${rejected.entries().map(([m, n]) => `${n}× "${m}"`).join(', ')}`);
+  if (submission.transportErrors > 0) log(`transport errors ${submission.transportErrors}: ${submission.transportErrorMessages.join('; ')}`);
+  if (hashMismatches > 0) log(`WARNING: ${hashMismatches} answers carried a different transaction hash than the one signed`);
+
+  const inclusion = await watching;
+  unregisterWatcher();
+  watcherRpc.close();
+  const peakRssKb = rss.peak();
+  const ourBlocks = inclusion.blocks.filter((b) => b.ours > 0);
+  log(
+    `included: ${inclusion.included} in ${ourBlocks.length} blocks (${inclusion.txsInSpan} txs over ${inclusion.spanSeconds} s of block time → ` +
+      `${fixed(inclusion.spanSeconds > 0 ? inclusion.txsInSpan / inclusion.spanSeconds : Number.NaN)} tx/s); ` +
+      (inclusion.allIncludedAfterMs === undefined
+        ? `${inclusion.notIncluded} NOT included within ${flags['include-timeout']} s after submission`
+        : `all included ${fixed(inclusion.allIncludedAfterMs / 1000, 2)} s after submission started`),
+  );
+  // A gap above the 1-second period means building or importing the previous block overran it.
+  const timestampOf = new Map(inclusion.blocks.map((b) => [b.number, b.timestamp]));
+  const fill = ourBlocks.map((b) => {
+    const previous = timestampOf.get(b.number - 1);
+    return previous === undefined ? `${b.txCount}` : `${b.txCount} (+${b.timestamp - previous}s)`;
+  });
+  log(`transactions per block (seconds since the previous block): ${fill.join(', ')}`);
+  log(`node peak RSS during the workload: ${megabytes(peakRssKb)}`);
+  return {
+    name,
+    count: signed.length,
+    accepted,
+    rejected,
+    transportErrors: submission.transportErrors,
+    submitMs: submission.wallMs,
+    latency,
+    inclusion,
+    peakRssKb,
+  };
+}
+
+/**
+ * Follows new blocks from `fromBlock`, removing our transactions from `pending` as they appear, until
+ * submission has ended and nothing is pending, or `include-timeout` seconds after submission ended.
+ */
+async function watchInclusion(
+  rpc: RpcClient,
+  fromBlock: number,
+  pending: Set<string>,
+  submitted: Promise<void>,
+  submissionStarted: number,
+): Promise<InclusionFigures> {
+  const total = pending.size;
+  const blocks: ObservedBlock[] = [];
+  let deadline = Number.POSITIVE_INFINITY;
+  let submissionEnded = false;
+  void submitted.then(() => {
+    submissionEnded = true;
+    deadline = performance.now() + flags['include-timeout'] * 1000;
+  });
+  const hardDeadline = performance.now() + flags['max-seconds'] * 1000;
+  let nextBlock = fromBlock;
+  let included = 0;
+  let allIncludedAfterMs: number | undefined;
+  while (performance.now() < hardDeadline) {
+    if (submissionEnded && pending.size === 0) break;
+    if (performance.now() > deadline) break;
+    const headNumber = Number(await rpc.call<string>('eth_blockNumber'));
+    for (; nextBlock <= headNumber; nextBlock++) {
+      const block = await rpc.call<{ timestamp: string; transactions: string[] }>('eth_getBlockByNumber', [toBeHex(nextBlock), false]);
+      let ours = 0;
+      for (const hash of block.transactions) if (pending.delete(hash.toLowerCase())) ours++;
+      included += ours;
+      const seenAtMs = performance.now() - submissionStarted;
+      blocks.push({ number: nextBlock, timestamp: Number(block.timestamp), txCount: block.transactions.length, ours, seenAtMs });
+      if (ours > 0 && pending.size === 0) allIncludedAfterMs = seenAtMs;
+    }
+    await sleep(POLL_MS);
+  }
+  // "All included after" only means something when every transaction was found.
+  if (pending.size > 0) allIncludedAfterMs = undefined;
+
+  const ourBlocks = blocks.filter((b) => b.ours > 0);
+  let txsInSpan = 0;
+  let spanSeconds = 0;
+  if (ourBlocks.length > 0) {
+    const first = ourBlocks[0]!.number;
+    const last = ourBlocks[ourBlocks.length - 1]!.number;
+    for (const b of blocks) if (b.number >= first && b.number <= last) txsInSpan += b.txCount;
+    const before =
+      blocks.find((b) => b.number === first - 1)?.timestamp ??
+      Number((await rpc.call<{ timestamp: string }>('eth_getBlockByNumber', [toBeHex(first - 1), false])).timestamp);
+    spanSeconds = ourBlocks[ourBlocks.length - 1]!.timestamp - before;
+  }
+  return { included, notIncluded: total - included, blocks, txsInSpan, spanSeconds, allIncludedAfterMs };
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
