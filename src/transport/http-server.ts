@@ -8,8 +8,7 @@
  * and the order of the checks before them, are exactly Besu's.
  */
 import { Server, type Request, type Response } from 'hyper-express';
-import { handleJsonRpcBody, type HttpReply, type JsonRpcContext, type RpcCaller } from '../rpc/jsonrpc.js';
-import { RpcErrors } from '../rpc/errors.js';
+import type { JsonRpcContext, RpcCaller } from '../rpc/jsonrpc.js';
 import { Logger } from '../util/log.js';
 import {
   acceptsJson,
@@ -24,6 +23,7 @@ import {
   resolveRoute,
   type HealthSnapshot,
 } from './http-policy.js';
+import { serveJsonRpc } from './jsonrpc-route.js';
 import { assertNativeUws } from './uws-native.js';
 
 const log = new Logger('JsonRpcHttp');
@@ -57,8 +57,6 @@ export interface HttpServerHandle {
   close(): Promise<void>;
 }
 
-const JSON_CONTENT_TYPE = 'application/json';
-const TIMEOUT_BODY = `{"jsonrpc":"2.0","id":null,"error":{"code":${RpcErrors.TIMEOUT_EXPIRED.code},"message":"${RpcErrors.TIMEOUT_EXPIRED.message}"}}`;
 /**
  * hyper-express enforces its body limit before any handler runs, which would put the size check
  * ahead of the host and CORS checks. It is disabled, and the limit is applied in `handle`.
@@ -122,28 +120,11 @@ export async function startHttpServer(cfg: HttpServerConfig): Promise<HttpServer
         }
         response.status(400, 'Authentication not enabled').send();
         return;
-      case 'jsonrpc': {
-        if (!acceptsJson(headers.accept)) {
-          response.status(406).send();
-          return;
-        }
-        const body = await readBody(request, response, cfg.maxRequestContentLength);
-        if (body === undefined) {
-          response.atomic(() => sendTooLarge(response));
-          return;
-        }
-        const reply = await withDeadline(handleJsonRpcBody(body, rpc), timeoutMs);
-        // Writes after an await must be corked (one syscall, and uWS requires it); atomic() also
-        // skips a response whose client has gone away.
-        response.atomic(() => {
-          if (reply === undefined) {
-            response.status(408).header('content-type', JSON_CONTENT_TYPE).send(TIMEOUT_BODY);
-          } else {
-            response.status(reply.status).header('content-type', JSON_CONTENT_TYPE).send(reply.body);
-          }
-        });
+      case 'jsonrpc':
+        // POST / is served by the route on the uWS app itself (jsonrpc-route.ts), which uWS ranks above
+        // this catch-all; no request gets here.
+        response.status(500).send();
         return;
-      }
     }
   };
 
@@ -153,6 +134,13 @@ export async function startHttpServer(cfg: HttpServerConfig): Promise<HttpServer
     response.atomic(() => response.status(500).send());
   });
   server.any('/*', handle);
+  const jsonRpcRoute = serveJsonRpc(server.uws_instance, {
+    hostAllowed,
+    originAllowed,
+    maxRequestContentLength: cfg.maxRequestContentLength,
+    timeoutMs,
+    rpc,
+  });
   try {
     await server.listen(cfg.port, cfg.host);
   } catch (err) {
@@ -163,6 +151,7 @@ export async function startHttpServer(cfg: HttpServerConfig): Promise<HttpServer
   return {
     port,
     close: async () => {
+      jsonRpcRoute.close();
       server.close();
       // Closing the listen socket leaves keep-alive connections polling; a worker thread that ends
       // with them open aborts the whole process. uWS' App.close() closes every socket it owns.
@@ -175,46 +164,3 @@ function sendTooLarge(response: Response): void {
   if (!response.completed) response.status(413, 'Request Entity Too Large').send('Request Entity Too Large', true);
 }
 
-/**
- * The request body as text, or undefined when a chunked body grows past `limit` (a declared
- * Content-Length was checked already). hyper-express reads only Content-Length bodies, so chunked
- * ones are read from uWS directly; this must be called before the handler first awaits.
- */
-function readBody(request: Request, response: Response, limit: number): Promise<string | undefined> {
-  if (request.headers['content-length'] !== undefined || request.headers['transfer-encoding'] === undefined) {
-    return request.text();
-  }
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let finished = false;
-    response.raw.onData((chunk, isLast) => {
-      if (finished) return;
-      size += chunk.byteLength;
-      if (size > limit) {
-        finished = true;
-        resolve(undefined);
-        return;
-      }
-      // uWS reuses the chunk's memory once this callback returns
-      chunks.push(Buffer.from(chunk.slice(0)));
-      if (isLast) {
-        finished = true;
-        resolve(Buffer.concat(chunks).toString('utf8'));
-      }
-    });
-  });
-}
-
-/** The reply, or undefined when `ms` passed first. */
-async function withDeadline(work: Promise<HttpReply>, ms: number): Promise<HttpReply | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<undefined>((resolve) => {
-    timer = setTimeout(() => resolve(undefined), ms);
-  });
-  try {
-    return await Promise.race([work, deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
