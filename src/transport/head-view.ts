@@ -23,23 +23,22 @@ export function createHeadBuffer(): SharedArrayBuffer {
   return new SharedArrayBuffer(BYTE_LENGTH);
 }
 
-function checkBuffer(buffer: SharedArrayBuffer): void {
-  if (buffer.byteLength < BYTE_LENGTH) throw new Error(`head buffer must hold ${BYTE_LENGTH} bytes`);
-}
-
-/** Used by the chain actor only: exactly one writer per buffer. */
-export class HeadWriter {
-  private readonly sequence: Int32Array;
-  private readonly number: BigInt64Array;
-  private readonly hash: Uint8Array;
+/** The typed views over the shared buffer, the same for the writer and the readers. */
+abstract class HeadViews {
+  protected readonly sequence: Int32Array;
+  protected readonly number: BigInt64Array;
+  protected readonly hash: Uint8Array;
 
   constructor(buffer: SharedArrayBuffer) {
-    checkBuffer(buffer);
+    if (buffer.byteLength < BYTE_LENGTH) throw new Error(`head buffer must hold ${BYTE_LENGTH} bytes`);
     this.sequence = new Int32Array(buffer, SEQUENCE_OFFSET, 1);
     this.number = new BigInt64Array(buffer, NUMBER_OFFSET, 1);
     this.hash = new Uint8Array(buffer, HASH_OFFSET, HASH_LENGTH);
   }
+}
 
+/** Used by the chain actor only: exactly one writer per buffer. */
+export class HeadWriter extends HeadViews {
   publish(number: bigint, hash: Uint8Array): void {
     if (hash.length !== HASH_LENGTH) throw new Error('head hash must be 32 bytes');
     const sequence = Atomics.load(this.sequence, 0);
@@ -51,18 +50,7 @@ export class HeadWriter {
 }
 
 /** Used by transports (any number of threads). */
-export class HeadReader {
-  private readonly sequence: Int32Array;
-  private readonly number: BigInt64Array;
-  private readonly hash: Uint8Array;
-
-  constructor(buffer: SharedArrayBuffer) {
-    checkBuffer(buffer);
-    this.sequence = new Int32Array(buffer, SEQUENCE_OFFSET, 1);
-    this.number = new BigInt64Array(buffer, NUMBER_OFFSET, 1);
-    this.hash = new Uint8Array(buffer, HASH_OFFSET, HASH_LENGTH);
-  }
-
+export class HeadReader extends HeadViews {
   /** The head block number, or null before the first publish. A 64-bit atomic load needs no retry. */
   headNumber(): bigint | null {
     if (Atomics.load(this.sequence, 0) === 0) return null;
