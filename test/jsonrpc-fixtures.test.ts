@@ -12,7 +12,7 @@ import { createMethodCaller, handleJsonRpcBody } from '../src/rpc/jsonrpc.js';
 import { lookupMethod } from '../src/rpc/registry.js';
 import { createHeadBuffer, HeadReader, HeadWriter } from '../src/transport/head-view.js';
 import { createDispatch, createLocalMethods } from '../src/transport/local-methods.js';
-import { BESU_FIXTURES } from './helpers/node-process.js';
+import { BESU_FIXTURES, REPO_ROOT } from './helpers/node-process.js';
 
 const FIXTURES = join(BESU_FIXTURES, 'rpc', 'eth');
 
@@ -22,7 +22,14 @@ const REJECTED_BY_ACTOR = new Set([
   'eth_sendRawTransaction_invalidRawTransaction.json',
   'eth_sendRawTransaction_unsignedTransaction.json',
   'eth_call_blob_without_to.json',
+  // from > to needs no head, but Besu checks the range where it resolves it, in the chain actor.
+  'eth_getLogs_fromBlockExceedToBlock.json',
 ]);
+
+/** Cases Basalt knowingly answers differently, with the reasons (shared with parity-fixtures.test.ts). */
+const KNOWN_GAPS = new Set(
+  Object.keys(JSON.parse(readFileSync(join(REPO_ROOT, 'test', 'parity-known-gaps.json'), 'utf8')) as Record<string, string>).map((name) => `${name}.json`),
+);
 
 /** What the stand-in actors answer: a marker proving the request got past the transport. */
 const REACHED_OWNER = '__reached_owner__';
@@ -96,7 +103,7 @@ function checkAnswer(
   if (expectedError === undefined) {
     // A valid request: the transport must let it through (or answer it itself, correctly).
     t.is(answer.error, undefined, JSON.stringify(answer.error));
-    if (answer.result !== REACHED_OWNER) t.deepEqual(answer.result, expected.result);
+    if (answer.result !== REACHED_OWNER && !KNOWN_GAPS.has(name)) t.deepEqual(answer.result, expected.result);
   } else if (expectedError.code === -32602 && !REJECTED_BY_ACTOR.has(name)) {
     t.is(JSON.stringify(answer.error), JSON.stringify(expectedError));
   } else {

@@ -52,9 +52,13 @@ test('a node killed with SIGKILL under load restarts consistent and keeps produc
       }
     }),
   );
-  // Let blocks with transactions be imported, then kill in the middle of it.
-  const deadline = Date.now() + 20_000;
+  // Let blocks with transactions be imported (at least one of ours is in), then kill in the middle of it.
+  const deadline = Date.now() + 30_000;
   while (sent < 600 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  const firstSender = new Wallet(DEV_ACCOUNTS[0].privateKey).address;
+  while (Date.now() < deadline && BigInt(await node.rpc<string>('eth_getTransactionCount', [firstSender, 'latest'])) === 0n) {
+    await new Promise((r) => setTimeout(r, 100));
+  }
   await new Promise((r) => setTimeout(r, 150 + Math.floor(Math.random() * 700)));
   const headBeforeKill = Number(await node.rpc<string>('eth_blockNumber'));
   await node.kill();

@@ -11,6 +11,7 @@ import { Chain } from '../src/chain/chain.js';
 import type { BuiltBlock, HeadInfo, NewHeadEvent } from '../src/chain/chain.js';
 import { chainSpecFromGenesis } from '../src/chain/network-spec.js';
 import { ChainRpc } from '../src/chain/rpc-handlers.js';
+import { callOnState, headerSummaries, headerSummaryByHash } from '../src/consensus/chain-queries.js';
 import { HeadWriter } from '../src/transport/head-view.js';
 import { Logger, setLogLevel } from '../src/util/log.js';
 import { Address, bytesToHex, equalsBytes } from '@ethereumjs/util';
@@ -34,6 +35,8 @@ exposeControl<HeadInfo>({
     const rpc = new ChainRpc(chain, {
       rpcGasCap: data.rpcGasCap,
       minGasPrice: data.minGasPrice,
+      rpcMaxLogsRange: data.rpcMaxLogsRange,
+      minPriorityFee: data.minPriorityFee,
       pendingNonce: (address) => pool.request('nextNonce', { address }),
     });
     const handlers = makeHandlers(chain, rpc);
@@ -110,6 +113,15 @@ function makeHandlers(chain: Chain, rpc: ChainRpc): Parameters<ChainMailbox['ser
       held = undefined;
       await chain.discardBuilt();
       return null;
+    },
+    heldBlock: () => (held ? held.block.serialize() : null),
+    consensusHeaders: ({ from, to }) => headerSummaries(chain, from, to),
+    consensusHeaderByHash: ({ hash }) => headerSummaryByHash(chain, hash),
+    consensusCall: ({ blockNumber, to, data: callData }) => callOnState(chain, blockNumber, to, callData),
+    async consensusImportBlock({ rlp }) {
+      const event = await chain.importBlock(chain.spec.decodeBlock(rlp));
+      announce(event);
+      return { number: event.head.number, hash: event.head.hash };
     },
   };
 }

@@ -1,29 +1,45 @@
 /**
- * Consensus actor: decides when this node proposes, and drives build → seal → import through the
- * chain and the pool. The decision logic lives in src/consensus; this file only wires ports.
+ * Consensus actor: runs QBFT (src/consensus) on real time, drives build → seal → import through the
+ * chain and the pool, and answers the qbft_* JSON-RPC methods. This file only wires mailboxes.
  */
 import { workerData } from 'node:worker_threads';
 import { exposeControl } from '../src/actors/control.js';
 import { Mailbox } from '../src/actors/mailbox.js';
-import type { ChainEvents, ChainProtocol, ConsensusProtocol, TxPoolProtocol } from '../src/actors/protocols.js';
+import type { ChainEvents, ChainProtocol, ConsensusProtocol, RpcCall, TxPoolProtocol } from '../src/actors/protocols.js';
 import type { ConsensusActorData } from '../src/actors/worker-data.js';
-import { BlockProducer, systemClock } from '../src/consensus/block-producer.js';
+import { NodeConsensus, systemClock } from '../src/consensus/node-consensus.js';
+import type { ConsensusNetwork, NodeChainPorts } from '../src/consensus/node-consensus.js';
 import { parseGenesisJson } from '../src/chain/genesis.js';
 import { RpcError, RpcErrors } from '../src/rpc/errors.js';
+import type { MethodHandlers } from '../src/rpc/registry.js';
+import type { Json } from '../src/rpc/types.js';
 import { Logger, setLogLevel } from '../src/util/log.js';
 
 const data = workerData as ConsensusActorData;
 setLogLevel(data.logLevel);
 const log = new Logger('Consensus');
 
-let producer: BlockProducer | undefined;
+let consensus: NodeConsensus | undefined;
+
+/** No devp2p yet: consensus messages have no peer to go to. */
+const noPeers: ConsensusNetwork = {
+  broadcast: () => undefined,
+  gossip: () => undefined,
+};
+
+function answer(call: RpcCall): Promise<Json> | Json {
+  const handlers = consensus?.rpc as Record<string, ((params: unknown) => Json | Promise<Json>) | undefined> | undefined;
+  const handler = handlers?.[call.method as keyof MethodHandlers<'consensus'>];
+  if (!handler) throw new RpcError(RpcErrors.METHOD_NOT_ENABLED);
+  return handler(call.params);
+}
 
 exposeControl<null>({
   async start() {
     const genesis = parseGenesisJson(data.genesisJson);
     const chain = new Mailbox<ChainProtocol, ConsensusProtocol, Record<never, never>, ChainEvents>(data.ports.chain);
     const pool = new Mailbox<TxPoolProtocol, ConsensusProtocol>(data.ports.txpool);
-    const rpc = { rpc: async () => Promise.reject(new RpcError(RpcErrors.METHOD_NOT_ENABLED)) };
+    const rpc = { rpc: (call: RpcCall) => answer(call) };
     chain.serve(rpc);
     pool.serve(rpc);
     for (const port of data.ports.http) new Mailbox<Record<never, never>, ConsensusProtocol>(port).serve(rpc);
@@ -32,35 +48,42 @@ exposeControl<null>({
       log.info('The genesis has no qbft section: this node does not produce blocks');
       return null;
     }
-    producer = new BlockProducer(
+    const ports: NodeChainPorts = {
+      head: () => chain.request('head', {}),
+      selectTransactions: (req) => pool.request('select', req),
+      build: (req) => chain.request('build', req),
+      heldBlock: () => chain.request('heldBlock', {}),
+      importBuilt: async (hash, sealedExtraData) => {
+        await chain.request('importBuilt', { hash, sealedExtraData });
+      },
+      importBlock: async (rlp) => {
+        await chain.request('consensusImportBlock', { rlp });
+      },
+      dropTransactions: async (hashes) => {
+        await pool.request('drop', { hashes });
+      },
+      headers: (from, to) => chain.request('consensusHeaders', { from, to }),
+      headerByHash: (hash) => chain.request('consensusHeaderByHash', { hash }),
+      call: (blockNumber, to, callData) => chain.request('consensusCall', { blockNumber, to, data: callData }),
+    };
+    consensus = new NodeConsensus(
       {
         nodeKey: data.nodeKey,
-        blockPeriodSeconds: genesis.qbft.blockPeriodSeconds,
-        txSelectionShare: 0.75,
         vanity: data.extraDataVanity,
+        genesis,
+        txSelectionShare: 0.75,
         maxTransactionsPerBlock: 20_000,
       },
-      {
-        selectTransactions: (req) => pool.request('select', req),
-        build: (req) => chain.request('build', req),
-        importBuilt: async (hash, sealedExtraData) => {
-          await chain.request('importBuilt', { hash, sealedExtraData });
-        },
-        discardBuilt: async () => {
-          await chain.request('discardBuilt', {});
-        },
-        dropTransactions: async (hashes) => {
-          await pool.request('drop', { hashes });
-        },
-      },
+      ports,
+      noPeers,
       systemClock,
       (message, level = 'info') => log[level](message),
     );
-    chain.on({ newHead: (event) => producer?.onNewHead(event.head) });
-    producer.onNewHead(await chain.request('head', {}));
+    chain.on({ newHead: (event) => consensus?.onNewHead(event.head) });
+    await consensus.start();
     return null;
   },
   async stop() {
-    await producer?.stop();
+    await consensus?.stop();
   },
 });

@@ -37,6 +37,7 @@ exposeControl<number>({
       apis: data.apis,
       head,
       p2pEnabled: data.p2pEnabled,
+      jsonRpc: { host: data.server.host, port: data.server.port },
     });
     const toActor = async (owner: keyof typeof actors, method: string, params: Wire): Promise<RpcOutcome> => {
       try {

@@ -16,7 +16,8 @@ import type { HeadInfo } from '../src/chain/chain.js';
 import { createChainCommon } from '../src/chain/common.js';
 import { parseGenesisJson } from '../src/chain/genesis.js';
 import { formatPendingTransaction } from '../src/rpc/format.js';
-import { RpcError } from '../src/rpc/errors.js';
+import { RpcError, RpcErrors } from '../src/rpc/errors.js';
+import { FilterRegistry } from '../src/chain/logs.js';
 import type { MethodHandlers } from '../src/rpc/registry.js';
 import type { Json } from '../src/rpc/types.js';
 import type { DecodeTaskResult } from '../src/txpool/decode-task.js';
@@ -89,12 +90,56 @@ const rpcHandlers: MethodHandlers<'txpool'> = {
     const tx = decoded.ok;
     const account = await accountAt(tx.sender);
     pool.add(tx, { account, blockGasLimit: head.gasLimit, baseFee: head.nextBaseFeePerGas, local: true, now: Date.now() });
+    for (const filter of pendingFilters.all()) filter.hashes.push(tx.hash);
     return bytesToHex(tx.hash);
   },
   eth_getTransactionByHash({ hash }) {
     return pendingView(hash);
   },
+  // --- Besu parity: pool views and pending-transaction filters (spec §3.5, §5) ---
+  txpool_besuTransactions() {
+    return [...pool.entries()].map((entry) => ({
+      hash: bytesToHex(entry.tx.hash),
+      isReceivedFromLocalSource: entry.local,
+      addedToPoolAt: javaInstant(entry.addedAt),
+    }));
+  },
+  txpool_besuStatistics() {
+    const stats = pool.stats();
+    // The layered pool has no fixed capacity in transactions: Besu reports -1.
+    return { maxSize: -1, localCount: stats.localCount, remoteCount: stats.remoteCount };
+  },
+  txpool_besuPendingTransactions({ limit }) {
+    const views: Json[] = [];
+    for (const entry of pool.entries()) {
+      if (limit !== undefined && views.length >= limit) break;
+      views.push(pendingView(entry.tx.hash));
+    }
+    return views;
+  },
+  eth_newPendingTransactionFilter() {
+    return pendingFilters.install({ hashes: [], lastUsed: Date.now() });
+  },
+  eth_getFilterChanges({ id }) {
+    const filter = pendingFilters.use(id);
+    if (!filter) throw new RpcError(RpcErrors.FILTER_NOT_FOUND);
+    const hashes = filter.hashes.map(bytesToHex);
+    filter.hashes = [];
+    return hashes;
+  },
+  eth_uninstallFilter({ id }) {
+    return pendingFilters.uninstall(id);
+  },
 };
+
+/** Pending-transaction filters: hashes of transactions added to the pool since the last poll. */
+const pendingFilters = new FilterRegistry<{ hashes: Uint8Array[]; lastUsed: number }>();
+
+/** Java's `Instant.toString()`: ISO-8601 UTC, milliseconds shown only when not zero. */
+function javaInstant(epochMs: number): string {
+  const iso = new Date(epochMs).toISOString();
+  return iso.endsWith('.000Z') ? `${iso.slice(0, -5)}Z` : iso;
+}
 
 /** The pending-transaction JSON of a pooled transaction, or null when it is not in the pool. */
 function pendingView(hash: Uint8Array): Json {

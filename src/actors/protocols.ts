@@ -5,6 +5,7 @@
 import type { HeadInfo, NewHeadEvent } from '../chain/chain.js';
 import type { Json, Wire } from '../rpc/types.js';
 import type { DecodedTx } from '../txpool/types.js';
+import type { HeaderSummary } from '../consensus/qbft/validators.js';
 
 /** A JSON-RPC call routed to the actor that owns the method, params already parsed by the transport. */
 export interface RpcCall {
@@ -32,6 +33,15 @@ export type ChainProtocol = {
   /** Stores the held block with its sealed extraData as the new head. */
   importBuilt: { req: { hash: Uint8Array; sealedExtraData: Uint8Array }; res: { number: bigint; hash: Uint8Array } };
   discardBuilt: { req: Record<string, never>; res: null };
+  /** RLP of the block `build` holds (consensus puts it in its proposal), or null. */
+  heldBlock: { req: Record<string, never>; res: Uint8Array | null };
+  /** Canonical headers `from..to` inclusive, as QBFT reads them (vote tally, signer metrics). */
+  consensusHeaders: { req: { from: bigint; to: bigint }; res: HeaderSummary[] };
+  consensusHeaderByHash: { req: { hash: Uint8Array }; res: HeaderSummary | null };
+  /** A read-only call on the state after a block (the QBFT validator contract). */
+  consensusCall: { req: { blockNumber: bigint; to: Uint8Array; data: Uint8Array }; res: Uint8Array };
+  /** Executes and stores a sealed block committed by the validators but built elsewhere. */
+  consensusImportBlock: { req: { rlp: Uint8Array }; res: { number: bigint; hash: Uint8Array } };
 };
 
 /** Chain → subscribers (pool, consensus). */

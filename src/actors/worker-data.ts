@@ -19,6 +19,10 @@ export interface ChainActorData extends ActorDataBase {
   rpcGasCap: bigint;
   /** Floor of eth_gasPrice (`--min-gas-price`). */
   minGasPrice: bigint;
+  /** `--rpc-max-logs-range` for eth_getLogs (0 = unlimited). */
+  rpcMaxLogsRange: bigint;
+  /** `--min-priority-fee`, the floor of eth_maxPriorityFeePerGas. */
+  minPriorityFee: bigint;
   /** Published head number/hash that transports read without a round trip. */
   headView: SharedArrayBuffer;
   ports: { txpool: MessagePort; consensus: MessagePort; http: MessagePort[] };

@@ -3,6 +3,7 @@ import type { Common } from '@ethereumjs/common';
 import type { MerkleStateManager } from '@ethereumjs/statemanager';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import type { Withdrawal } from '@ethereumjs/util';
+import type { BlockRewardRules } from '../consensus/qbft/block-rewards.js';
 
 /**
  * What the chain needs to know about the network it runs, independent of how blocks are sealed:
@@ -22,4 +23,9 @@ export interface ChainSpec {
   decodeBlock(rlp: Uint8Array): Block;
   /** A new block from header fields and a body (the chain fills roots; the caller sealing rules). */
   createBlock(header: HeaderData, transactions: TypedTransaction[], withdrawals?: Withdrawal[]): Block;
+  /**
+   * Consensus payments on top of the EVM (QBFT `blockreward` / `miningbeneficiary`, see
+   * src/consensus/qbft/block-rewards.ts); absent when blocks pay nothing beyond fees to the coinbase.
+   */
+  readonly blockRewards?: BlockRewardRules;
 }

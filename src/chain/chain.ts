@@ -13,9 +13,10 @@ import {
   equalsBytes,
   setLengthLeft,
 } from '@ethereumjs/util';
-import { Bloom, createVM, encodeReceipt, runBlock, runTx } from '@ethereumjs/vm';
+import { Bloom, createVM, encodeReceipt, runTx } from '@ethereumjs/vm';
 import type { VM } from '@ethereumjs/vm';
 import type { ChainSpec } from './chain-spec.js';
+import { runBlockWithRewards } from '../consensus/qbft/block-rewards.js';
 import { ChainStore } from './chain-store.js';
 import { KvStore } from './kv-store.js';
 import { StateDb } from './state-db.js';
@@ -169,16 +170,25 @@ export class Chain {
       this.buildVm.common.setHardforkBy({ blockNumber: block.header.number, timestamp: block.header.timestamp });
       try {
         // runBlock refuses a block whose state root, receipts root or gas used disagree with execution.
-        const result = await runBlock(this.buildVm, {
-          block,
+        // With QBFT rewards configured, fees and the block reward go to the mining beneficiary.
+        const result = await runBlockWithRewards(this.buildVm, this.spec, block, {
           root: this.head.stateRoot,
           skipHeaderValidation: true,
           skipBlockValidation: true,
           setHardfork: true,
         });
-        const receipts = block.transactions.map((tx, i) =>
-          toStoredReceipt(tx, result.results[i]!, result.receipts[i]!.cumulativeBlockGasUsed, block.header.baseFeePerGas),
-        );
+        const blobGasPrice = block.header.excessBlobGas === undefined ? undefined : block.header.getBlobGasPrice();
+        const receipts = block.transactions.map((tx, i) => {
+          const consensusReceipt = result.receipts[i]!;
+          const receipt = toStoredReceipt(tx, result.results[i]!, consensusReceipt.cumulativeBlockGasUsed, block.header.baseFeePerGas);
+          // Before Byzantium a receipt commits to the state root after its transaction, not a status.
+          if ('stateRoot' in consensusReceipt) {
+            receipt.root = consensusReceipt.stateRoot;
+            delete receipt.status;
+          }
+          if (receipt.blobGasUsed !== undefined && blobGasPrice !== undefined) receipt.blobGasPrice = blobGasPrice;
+          return receipt;
+        });
         return await this.storeAsHead(block, receipts);
       } catch (err) {
         await this.resetBuildState();
@@ -291,8 +301,10 @@ export class Chain {
     }
     if (common.isActivatedEIP(4788)) headerData.parentBeaconBlockRoot = new Uint8Array(32);
     if (common.isActivatedEIP(4895)) headerData.withdrawalsRoot = KECCAK256_RLP;
-    // The block whose environment (number, time, coinbase, base fee) the transactions execute in.
-    const envBlock = this.spec.createBlock(headerData, [], common.isActivatedEIP(4895) ? [] : undefined);
+    // The block whose environment (number, time, coinbase, base fee) the transactions execute in;
+    // with a QBFT mining beneficiary, fees (and COINBASE) go to it rather than the header coinbase.
+    const executionCoinbase = this.spec.blockRewards?.executionCoinbase(parent.number + 1n, req.coinbase) ?? req.coinbase;
+    const envBlock = this.spec.createBlock({ ...headerData, coinbase: executionCoinbase }, [], common.isActivatedEIP(4895) ? [] : undefined);
 
     try {
       await vm.evm.journal.checkpoint();
@@ -339,6 +351,7 @@ export class Chain {
         bloom.or(result.bloom);
         included.push(tx);
       }
+      await this.spec.blockRewards?.finalizeBlockState(vm.stateManager, { number: parent.number + 1n, coinbase: req.coinbase });
       await vm.evm.journal.commit();
       const stateRoot = await vm.stateManager.getStateRoot();
 

@@ -21,6 +21,7 @@ import { Account, Address, calculateSigRecovery, setLengthLeft } from '@ethereum
 import nativeSecp from 'secp256k1';
 
 import { FORK_ORDER } from './genesis.js';
+import { KZG_UNAVAILABLE } from './kzg-unavailable.js';
 import type { ForkName, Genesis } from './genesis.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -209,7 +210,8 @@ export function createChainCommon(genesis: Genesis, opts: ChainCommonOptions = {
         ? { type: 'pos', algorithm: 'casper' }
         : (parsed.consensus as ChainConfig['consensus']),
   };
-  const common = new Common({ chain, customCrypto: { ecrecover: nativeEcrecover } });
+  // Blocks with blob transactions must decode; see kzg-unavailable.ts for why no KZG is needed.
+  const common = new Common({ chain, customCrypto: { ecrecover: nativeEcrecover, kzg: KZG_UNAVAILABLE } });
   common.setHardforkBy({ blockNumber: 0n, timestamp: genesis.header.timestamp });
   if (opts.genesisHash !== undefined) common.setForkHashes(opts.genesisHash);
   return common;

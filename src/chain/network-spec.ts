@@ -6,6 +6,8 @@ import type { ChainSpec } from './chain-spec.js';
 import { buildGenesis, genesisBlock, writeGenesisState } from './common.js';
 import { parseGenesisJson } from './genesis.js';
 import { createQbftHeader, qbftBlockFromRlp } from '../consensus/qbft/block-hash.js';
+import { qbftBlockRewardRules } from '../consensus/qbft/block-rewards.js';
+import { QbftSchedule } from '../consensus/qbft/schedule.js';
 
 /**
  * The ChainSpec of a Besu genesis: its EVM rules, genesis state and block, and the block hashing its
@@ -15,7 +17,9 @@ export async function chainSpecFromGenesis(genesisJson: string, networkId?: bigi
   const genesis = parseGenesisJson(genesisJson);
   const { common } = await buildGenesis(genesis);
   const qbft = genesis.consensus === 'qbft';
+  const blockRewards = qbft ? qbftBlockRewardRules(QbftSchedule.fromGenesis(genesis)) : undefined;
   return {
+    ...(blockRewards ? { blockRewards } : {}),
     common,
     chainId: genesis.chainId,
     networkId: networkId ?? genesis.networkId,

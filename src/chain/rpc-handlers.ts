@@ -1,7 +1,7 @@
 import type { Block } from '@ethereumjs/block';
 import type { TypedTransaction } from '@ethereumjs/tx';
-import { createFeeMarket1559Tx, createLegacyTx } from '@ethereumjs/tx';
-import { Account, Address, bigIntToBytes, bigIntToHex, bytesToHex, equalsBytes, setLengthLeft } from '@ethereumjs/util';
+import { createAccessList2930Tx, createBlob4844Tx, createFeeMarket1559Tx, createLegacyTx, isBlob4844Tx } from '@ethereumjs/tx';
+import { Account, Address, KECCAK256_NULL, bigIntToBytes, bigIntToHex, bytesToHex, equalsBytes, hexToBytes, setLengthLeft } from '@ethereumjs/util';
 import { runTx } from '@ethereumjs/vm';
 import type { VM } from '@ethereumjs/vm';
 import type { MethodHandlers, MethodsOwnedBy } from '../rpc/registry.js';
@@ -10,6 +10,8 @@ import { formatBlock, formatMinedTransaction, formatReceipt } from '../rpc/forma
 import { RpcError, RpcErrors } from '../rpc/errors.js';
 import type { Json, Wire } from '../rpc/types.js';
 import type { Chain } from './chain.js';
+import { parityHandlers } from './parity-handlers.js';
+import { reanchorAfterPreByzantium } from './struct-log-tracer.js';
 
 export interface ChainRpcOptions {
   /** Gas given to simulations that name none, and the most they may use; 0 = the block gas limit. */
@@ -17,6 +19,10 @@ export interface ChainRpcOptions {
   minGasPrice: bigint;
   /** The pool's next nonce for a sender, for the `pending` block tag of eth_getTransactionCount. */
   pendingNonce?: (address: Uint8Array) => Promise<bigint | null>;
+  /** `--rpc-max-logs-range` (default 5000; 0 = unlimited). */
+  rpcMaxLogsRange?: bigint;
+  /** `--min-priority-fee` (default 0), the floor of eth_maxPriorityFeePerGas. */
+  minPriorityFee?: bigint;
 }
 
 /** Upper bound of eth_gasPrice, Besu's `--api-gas-price-max` default. */
@@ -25,6 +31,8 @@ const GAS_PRICE_MAX = 500_000_000_000n;
 const GAS_PRICE_BLOCKS = 100n;
 /** Besu's `--estimate-gas-tolerance-ratio`: the binary search stops within this fraction. */
 const ESTIMATE_TOLERANCE = 0.015;
+/** Gas a value-carrying CALL hands its callee for free (EIP-150's stipend). */
+const CALL_STIPEND = 2300n;
 
 /**
  * The JSON-RPC methods the chain owns. Parameters arrive parsed by the transport (registry.ts); the
@@ -106,6 +114,15 @@ export class ChainRpc {
         return bigIntToHex(await this.estimateGas(call, found, stateOverrides));
       },
       eth_gasPrice: async () => bigIntToHex(await this.gasPrice()),
+      eth_createAccessList: async ({ call, block }) => {
+        const found = await this.blockByTag(block);
+        if (!found) throw new RpcError(RpcErrors.BLOCK_NOT_FOUND);
+        return this.createAccessList(call, found);
+      },
+      ...parityHandlers(chain, this, {
+        rpcMaxLogsRange: options.rpcMaxLogsRange ?? 5000n,
+        minPriorityFee: options.minPriorityFee ?? 0n,
+      }),
     };
   }
 
@@ -160,64 +177,132 @@ export class ChainRpc {
     return cap > 0n && cap < block.header.gasLimit ? cap : block.header.gasLimit;
   }
 
-  /** Runs a call on the state after `block`, reverting everything it did. */
-  private simulate(call: CallRequest, block: Block, gasLimit: bigint, overrides?: AccountOverride[]) {
+  /**
+   * Runs a call on the state after `block`, reverting everything it did. Besu's simulation checks
+   * (nonce not below the account's, intrinsic gas, up-front cost when a price is given or `strict`,
+   * blob rules) run here first, with Besu's detail text; the VM then runs without its own.
+   */
+  private simulate(
+    call: CallRequest,
+    block: Block,
+    gasLimit: bigint,
+    overrides?: AccountOverride[],
+    reportAccessList = false,
+    onOpcode?: (opcode: number) => void,
+  ) {
     return this.chain.withStateAt(block.header.stateRoot, async (vm) => {
-      const feesGiven = call.gasPrice !== undefined || call.maxFeePerGas !== undefined || call.maxPriorityFeePerGas !== undefined;
+      const feesGiven = [call.gasPrice, call.maxFeePerGas, call.maxPriorityFeePerGas].some((fee) => fee !== undefined && fee > 0n);
+      // Besu checks the up-front cost unless `strict` is false; without a price it is just the value.
+      const checkBalance = call.strict ?? true;
       const common = vm.common;
       common.setHardforkBy({ blockNumber: block.header.number, timestamp: block.header.timestamp });
-      const txData = {
-        nonce: call.nonce,
-        gasLimit: call.gas ?? gasLimit,
-        to: call.to,
-        value: call.value ?? 0n,
-        data: call.input ?? new Uint8Array(),
-        accessList: call.accessList as never,
-      };
-      const tx: TypedTransaction =
-        call.maxFeePerGas !== undefined || call.maxPriorityFeePerGas !== undefined
-          ? createFeeMarket1559Tx(
-              { ...txData, maxFeePerGas: call.maxFeePerGas ?? 0n, maxPriorityFeePerGas: call.maxPriorityFeePerGas ?? 0n },
-              { common, freeze: false },
-            )
-          : createLegacyTx({ ...txData, gasPrice: call.gasPrice ?? 0n }, { common, freeze: false });
+      const tx = simulatedTransaction(call, call.gas ?? gasLimit, common);
       const from = new Address(call.from ?? new Uint8Array(20));
       tx.getSenderAddress = () => from;
       // Without a price, Besu simulates at a zero base fee so that an unfunded caller can still call.
       const env = feesGiven
         ? block
         : this.chain.spec.createBlock({ ...block.header.toJSON(), baseFeePerGas: block.header.baseFeePerGas === undefined ? undefined : 0n } as never, []);
+      const stepHook = onOpcode && ((step: { opcode: { code: number } }, resolve?: () => void) => {
+        onOpcode(step.opcode.code);
+        resolve?.();
+      });
       await vm.evm.journal.checkpoint();
+      const restorePrecompiles = overrides ? movePrecompiles(vm, overrides) : undefined;
       try {
         if (overrides) await applyOverrides(vm, overrides);
-        if (call.nonce === undefined) {
-          // Skip the nonce check without skipping the nonce bump a creation address depends on.
-          const account = await vm.stateManager.getAccount(from);
-          (tx as { nonce: bigint }).nonce = account?.nonce ?? 0n;
+        const account = (await vm.stateManager.getAccount(from)) ?? new Account();
+        if (call.nonce !== undefined && call.nonce < account.nonce) {
+          throw new RpcError(
+            RpcErrors.NONCE_TOO_LOW,
+            undefined,
+            `transaction nonce ${call.nonce} below sender account nonce ${account.nonce} for sender ${from.toString()}`,
+          );
         }
-        return await runTx(vm, {
-          tx,
-          block: env,
-          skipBalance: !feesGiven && call.strict !== true,
-          skipNonce: true,
-          skipBlockGasLimitValidation: true,
-          skipHardForkValidation: true,
-        });
+        // Skip the nonce check without skipping the nonce bump a creation address depends on.
+        if (call.nonce === undefined) (tx as { nonce: bigint }).nonce = account.nonce;
+        checkBlobRules(call, tx, block, checkBalance, from);
+        const intrinsic = tx.getIntrinsicGas();
+        if (tx.gasLimit < intrinsic) {
+          throw new RpcError(RpcErrors.INTRINSIC_GAS_EXCEEDS_LIMIT, undefined, `intrinsic gas cost ${intrinsic} exceeds gas limit ${tx.gasLimit}`);
+        }
+        if (checkBalance) {
+          const price = feesGiven ? (call.maxFeePerGas ?? call.gasPrice ?? 0n) : 0n;
+          const blobCost = isBlob4844Tx(tx) ? BigInt(tx.blobVersionedHashes.length) * common.param('blobGasPerBlob') * tx.maxFeePerBlobGas : 0n;
+          const upfront = tx.gasLimit * price + tx.value + blobCost;
+          if (upfront > account.balance) {
+            throw new RpcError(
+              RpcErrors.UPFRONT_COST_EXCEEDS_BALANCE,
+              undefined,
+              `transaction up-front cost ${bigIntToHex(upfront)} exceeds transaction sender account balance ${bigIntToHex(account.balance)} for sender ${from.toString()}`,
+            );
+          }
+        }
+        // Outside strict mode the blob fee is not checked (Besu); the VM would refuse a fee below the blob base fee.
+        if (isBlob4844Tx(tx) && call.strict !== true) {
+          const blobBaseFee = block.header.excessBlobGas === undefined ? 1n : block.header.getBlobGasPrice();
+          if (tx.maxFeePerBlobGas < blobBaseFee) (tx as { maxFeePerBlobGas: bigint }).maxFeePerBlobGas = blobBaseFee;
+        }
+        if (stepHook) vm.evm.events!.on('step', stepHook);
+        return await withContractSender(vm, from, () =>
+          runTx(vm, {
+            tx,
+            block: env,
+            skipBalance: true,
+            skipNonce: true,
+            skipBlockGasLimitValidation: true,
+            skipHardForkValidation: true,
+            reportAccessList,
+          }),
+        );
       } catch (err) {
         throw simulationError(err);
       } finally {
+        if (stepHook) vm.evm.events!.off('step', stepHook);
+        restorePrecompiles?.();
         await vm.evm.journal.revert();
+        await reanchorAfterPreByzantium(vm, block.header.stateRoot);
       }
     });
   }
 
+  /** Besu's wording of why execution halted, e.g. `Invalid opcode: 0xfe` (found by re-running with a step hook). */
+  private async haltReason(call: CallRequest, block: Block, error: string, overrides?: AccountOverride[]): Promise<string> {
+    if (error !== 'invalid opcode') return error;
+    let lastOpcode = 0;
+    await this.simulate(call, block, call.gas ?? this.gasCap(block), overrides, false, (opcode) => (lastOpcode = opcode));
+    return `Invalid opcode: 0x${lastOpcode.toString(16).padStart(2, '0')}`;
+  }
+
+  /** Besu's eth_createAccessList: the accounts and slots the call touches, and its gas with that list. */
+  private async createAccessList(call: CallRequest, block: Block): Promise<Json> {
+    const first = await this.simulate(call, block, this.gasCap(block), undefined, true);
+    const exclude = new Set<string>([call.from, call.to].filter((a) => a !== undefined).map((a) => bytesToHex(a!)));
+    const list = (first.accessList ?? [])
+      .filter((entry) => !exclude.has(entry.address.toLowerCase()) && !isPrecompile(entry.address as string))
+      .map((entry) => ({ address: hexToBytes(entry.address as `0x${string}`), storageKeys: entry.storageKeys.map((key) => hexToBytes(key as `0x${string}`)) }));
+    const withList = list.length === 0 ? first : await this.simulate({ ...call, accessList: list }, block, this.gasCap(block));
+    const shown = list.map((entry) => ({ address: bytesToHex(entry.address), storageKeys: entry.storageKeys.map(bytesToHex) }));
+    const result: { [key: string]: Json } = { gasUsed: bigIntToHex(withList.totalGasSpent), accessList: shown };
+    const error = withList.execResult.exceptionError;
+    if (error) result.error = error.error;
+    return result;
+  }
+
   private async estimateGas(call: CallRequest, block: Block, overrides?: AccountOverride[]): Promise<bigint> {
-    const cap = call.gas ?? this.gasCap(block);
+    // Besu searches up to the gas cap whatever gas the call names.
+    const cap = this.gasCap(block);
+    call = { ...call, gas: cap };
     const first = await this.simulate(call, block, cap, overrides);
-    if (first.execResult.exceptionError) throw executionError(first);
-    // Gas used is a lower bound; refunds and the 63/64 rule can make the real need higher.
-    let low = first.totalGasSpent - 1n;
-    let high = cap;
+    const failure = first.execResult.exceptionError;
+    if (failure) {
+      if (failure.error === 'revert') throw executionError(first);
+      throw new RpcError(RpcErrors.EXECUTION_HALTED, undefined, await this.haltReason(call, block, failure.error, overrides));
+    }
+    // A plain transfer needs exactly what it used.
+    if ((call.input === undefined || call.input.length === 0) && call.to !== undefined && !(await this.hasCode(call.to, block))) {
+      return first.totalGasSpent;
+    }
     const fits = async (gas: bigint) => {
       try {
         return !(await this.simulate({ ...call, gas }, block, gas, overrides)).execResult.exceptionError;
@@ -225,13 +310,23 @@ export class ChainRpc {
         return false;
       }
     };
-    if (await fits(first.totalGasSpent)) return first.totalGasSpent;
-    while (high - low > 1n && Number(high - low) / Number(high) > ESTIMATE_TOLERANCE) {
+    // Besu's search (as geth's): gas used is a lower bound; first try an optimistic limit that covers
+    // refunds, a call stipend and the 63/64 rule, then bisect until within the tolerance.
+    let low = first.totalGasSpent - 1n;
+    let high = cap;
+    const optimistic = ((first.totalGasSpent + (first.execResult.gasRefund ?? 0n) + CALL_STIPEND) * 64n) / 63n;
+    if (optimistic < high && (await fits(optimistic))) high = optimistic;
+    while (low + 1n < high) {
+      if (Number(high - low) / Number(high) < ESTIMATE_TOLERANCE) break;
       const mid = (low + high) / 2n;
       if (await fits(mid)) high = mid;
       else low = mid;
     }
     return high;
+  }
+
+  private async hasCode(address: Uint8Array, block: Block): Promise<boolean> {
+    return this.chain.withStateAt(block.header.stateRoot, async (vm) => (await vm.stateManager.getCode(new Address(address))).length > 0);
   }
 
   /** Besu's eth_gasPrice: the median legacy price of recent blocks, floored and capped. */
@@ -267,6 +362,9 @@ async function applyOverrides(vm: VM, overrides: AccountOverride[]): Promise<voi
       await sm.clearStorage(address);
       for (const [slot, value] of o.state) await sm.putStorage(address, slot, value);
     }
+    if (o.stateDiff !== undefined) {
+      for (const [slot, value] of o.stateDiff) await sm.putStorage(address, slot, value);
+    }
   }
 }
 
@@ -295,9 +393,136 @@ function decodeRevertReason(data: Uint8Array): string | undefined {
 
 /** Maps a transaction the VM refused to run (not one that ran and failed) to Besu's error. */
 function simulationError(err: unknown): RpcError {
+  if (err instanceof RpcError) return err;
   const message = err instanceof Error ? err.message : String(err);
   if (/intrinsic gas|gasLimit is too low/i.test(message)) return new RpcError(RpcErrors.INTRINSIC_GAS_EXCEEDS_LIMIT);
   if (/balance|upfront/i.test(message)) return new RpcError(RpcErrors.UPFRONT_COST_EXCEEDS_BALANCE);
   if (/base ?fee/i.test(message)) return new RpcError(RpcErrors.GAS_PRICE_BELOW_CURRENT_BASE_FEE);
   return new RpcError(RpcErrors.INTERNAL_ERROR);
+}
+
+/** The transaction a call object describes: blob, 1559 or legacy by the fields given. */
+function simulatedTransaction(call: CallRequest, gasLimit: bigint, common: VM['common']): TypedTransaction {
+  const base = {
+    nonce: call.nonce,
+    gasLimit,
+    to: call.to,
+    value: call.value ?? 0n,
+    data: call.input ?? new Uint8Array(),
+  };
+  const accessList = (call.accessList ?? []).map((entry): [Uint8Array, Uint8Array[]] => [entry.address, entry.storageKeys]);
+  const opts = { common, freeze: false } as const;
+  if (call.blobVersionedHashes !== undefined) {
+    const maxBlobs = common.getBlobGasSchedule().maxBlobGasPerBlock / common.param('blobGasPerBlob');
+    if (BigInt(call.blobVersionedHashes.length) > maxBlobs) {
+      throw new RpcError(RpcErrors.TOTAL_BLOB_GAS_TOO_HIGH, undefined, `Blob transaction has too many blobs: ${call.blobVersionedHashes.length}`);
+    }
+    if (call.to === undefined) {
+      throw new RpcError(RpcErrors.INVALID_TRANSACTION_TYPE, undefined, 'transaction blob transactions must have a to address');
+    }
+    return createBlob4844Tx(
+      {
+        ...base,
+        to: call.to,
+        accessList,
+        maxFeePerGas: call.maxFeePerGas ?? call.gasPrice ?? 0n,
+        maxPriorityFeePerGas: call.maxPriorityFeePerGas ?? call.gasPrice ?? 0n,
+        maxFeePerBlobGas: call.maxFeePerBlobGas ?? 0n,
+        blobVersionedHashes: call.blobVersionedHashes,
+      },
+      opts,
+    );
+  }
+  if (call.maxFeePerGas !== undefined || call.maxPriorityFeePerGas !== undefined) {
+    return createFeeMarket1559Tx(
+      { ...base, accessList, maxFeePerGas: call.maxFeePerGas ?? 0n, maxPriorityFeePerGas: call.maxPriorityFeePerGas ?? 0n },
+      opts,
+    );
+  }
+  if (accessList.length > 0) return createAccessList2930Tx({ ...base, accessList, gasPrice: call.gasPrice ?? 0n }, opts);
+  return createLegacyTx({ ...base, gasPrice: call.gasPrice ?? 0n }, opts);
+}
+
+/** Besu's blob checks of a simulated blob transaction: blob count, then the blob fee when prices count. */
+function checkBlobRules(call: CallRequest, tx: TypedTransaction, block: Block, checkBalance: boolean, from: Address): void {
+  if (!isBlob4844Tx(tx)) return;
+  const max = block.header.common.getBlobGasSchedule().maxBlobGasPerBlock / block.header.common.param('blobGasPerBlob');
+  if (BigInt(tx.blobVersionedHashes.length) > max) {
+    throw new RpcError(RpcErrors.TOTAL_BLOB_GAS_TOO_HIGH, undefined, `Blob transaction has too many blobs: ${tx.blobVersionedHashes.length}`);
+  }
+  const blobBaseFee = block.header.excessBlobGas === undefined ? 1n : block.header.getBlobGasPrice();
+  if (call.strict === true && checkBalance && tx.maxFeePerBlobGas < blobBaseFee) {
+    throw new RpcError(
+      RpcErrors.BLOB_GAS_PRICE_BELOW_CURRENT_BLOB_BASE_FEE,
+      undefined,
+      `tx max fee per blob gas less than block blob gas fee: address ${from.toString()} blobGasFeeCap: ${tx.maxFeePerBlobGas} wei, blobBaseFee: ${blobBaseFee} wei`,
+    );
+  }
+}
+
+function isPrecompile(address: string): boolean {
+  const value = BigInt(address);
+  return value > 0n && value <= 0x11n;
+}
+
+/**
+ * Runs `fn` with the simulated sender allowed to have code. Besu simulates calls "from" contracts;
+ * ethereumjs' runTx refuses any sender with code (EIP-3607) and has no switch for it, so the
+ * sender's account is shown without its code hash to that check, and written back with it.
+ */
+async function withContractSender<T>(vm: VM, from: Address, fn: () => Promise<T>): Promise<T> {
+  const sm = vm.stateManager;
+  const account = await sm.getAccount(from);
+  if (account === undefined || equalsBytes(account.codeHash, KECCAK256_NULL)) return fn();
+  const codeHash = account.codeHash;
+  const getAccount = sm.getAccount.bind(sm);
+  const putAccount = sm.putAccount.bind(sm);
+  let written = false;
+  sm.getAccount = async (address: Address) => {
+    const found = await getAccount(address);
+    if (written || found === undefined || !address.equals(from)) return found;
+    return new Account(found.nonce, found.balance, found.storageRoot, KECCAK256_NULL);
+  };
+  sm.putAccount = async (address: Address, value?: Account) => {
+    if (!written && value !== undefined && address.equals(from)) {
+      written = true;
+      value.codeHash = codeHash;
+    }
+    return putAccount(address, value);
+  };
+  try {
+    return await fn();
+  } finally {
+    sm.getAccount = getAccount;
+    sm.putAccount = putAccount;
+  }
+}
+
+/**
+ * `movePrecompileToAddress` and code overrides on a precompile address: the EVM looks precompiles
+ * up by address before code, so the table is changed for the simulation and restored after.
+ */
+function movePrecompiles(vm: VM, overrides: AccountOverride[]): (() => void) | undefined {
+  const table = (vm.evm as unknown as { _precompiles: Map<string, unknown> })._precompiles;
+  if (!(table instanceof Map)) return undefined;
+  const saved = new Map(table);
+  let changed = false;
+  for (const o of overrides) {
+    const key = bytesToHex(o.address).slice(2);
+    const precompile = table.get(key);
+    if (precompile === undefined) continue;
+    if (o.movePrecompileToAddress) {
+      table.set(bytesToHex(o.movePrecompileToAddress).slice(2), precompile);
+      changed = true;
+    }
+    if (o.code !== undefined || o.movePrecompileToAddress) {
+      table.delete(key);
+      changed = true;
+    }
+  }
+  if (!changed) return undefined;
+  return () => {
+    table.clear();
+    for (const [key, value] of saved) table.set(key, value);
+  };
 }

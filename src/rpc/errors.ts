@@ -54,6 +54,9 @@ export const RpcErrors = {
   INVALID_TRANSACTION_TYPE: { code: -32602, message: 'Invalid transaction type' },
   INVALID_VOTE_TYPE_PARAMS: { code: -32602, message: 'Invalid vote type params' },
   INVALID_PENDING_TRANSACTIONS_PARAMS: { code: -32602, message: 'Invalid pending transactions params' },
+  INVALID_TRANSACTION_ID_PARAMS: { code: -32602, message: 'Invalid transaction id params' },
+  INVALID_TRANSACTION_TRACE_PARAMS: { code: -32602, message: 'Invalid transaction trace params' },
+  INVALID_LOG_FILTER_PARAMS: { code: -32602, message: 'Invalid log filter params' },
 
   // Transaction / execution
   KNOWN_TRANSACTION: { code: -32000, message: 'Known transaction' },
@@ -89,6 +92,9 @@ export const RpcErrors = {
   REVERT_ERROR: { code: 3, message: 'Execution reverted' },
   UNKNOWN_INTERNAL_ERROR: { code: -32603, message: 'Unknown internal error' },
   BLOB_KZG_VALIDATION_FAILED: { code: -32603, message: 'blobs failed kzg validation' },
+  TOTAL_BLOB_GAS_TOO_HIGH: { code: -32000, message: 'Total blob gas too high' },
+  BLOB_GAS_PRICE_BELOW_CURRENT_BLOB_BASE_FEE: { code: -32009, message: 'blob gas price below current blob base fee' },
+  TRANSACTION_NOT_FOUND: { code: -32000, message: 'Transaction not found' },
 
   // Block / state / resource
   BLOCK_NOT_FOUND: { code: -32000, message: 'Block not found' },
@@ -98,10 +104,12 @@ export const RpcErrors = {
   LOGS_FILTER_NOT_FOUND: { code: -32000, message: 'Logs filter not found' },
   SUBSCRIPTION_NOT_FOUND: { code: -32000, message: 'Subscription not found' },
   INVALID_INPUT: { code: -32000, message: 'Invalid input' },
+  PARENT_BLOCK_NOT_FOUND: { code: -32000, message: 'Parent block not found' },
 
   // P2P / admin
   P2P_DISABLED: { code: -32000, message: 'P2P has been disabled. This functionality is not available' },
   P2P_NETWORK_NOT_RUNNING: { code: -32000, message: 'P2P network is not running' },
+  CANT_CONNECT_TO_LOCAL_PEER: { code: -32100, message: 'Cannot add local node as peer.' },
 } as const satisfies Record<string, RpcErrorObject>;
 
 export type RpcErrorName = keyof typeof RpcErrors;

@@ -457,3 +457,115 @@ function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
 }
+
+// ---------------------------------------------------------------------------------------------
+// Besu parity: indexes, log filters, fee history, proofs
+// ---------------------------------------------------------------------------------------------
+
+const INT_MAX = 2n ** 31n - 1n;
+
+/**
+ * A non-negative 32-bit index (Besu `UnsignedIntParameter`: `Integer.decode` of the string, so
+ * `0x1`, `1` and `#1` work, `0x0L` and anything beyond 2^31-1 fail). A JSON integer is accepted.
+ */
+export function parseUnsignedInt(raw: unknown, err: RpcErrorObject): number {
+  let value: bigint | undefined;
+  if (typeof raw === 'string') value = javaLongDecode(raw);
+  else if (typeof raw === 'number' && Number.isSafeInteger(raw)) value = BigInt(raw);
+  if (value === undefined || value < 0n || value > INT_MAX) return fail(err);
+  return Number(value);
+}
+
+/** One position of a log filter's topics: null matches anything, else any of the listed topics. */
+export type TopicFilter = Uint8Array[] | null;
+
+/** A log filter (eth_getLogs, eth_newFilter): by block range or by block hash. */
+export type LogFilter = {
+  fromBlock: BlockTag;
+  toBlock: BlockTag;
+  blockHash?: Uint8Array;
+  /** Empty: any address. */
+  addresses: Uint8Array[];
+  topics: TopicFilter[];
+};
+
+function parseTopicPosition(raw: unknown, err: RpcErrorObject): TopicFilter {
+  if (raw === null || raw === undefined) return null;
+  if (typeof raw === 'string') return [parseHash(raw, err)];
+  if (!Array.isArray(raw)) return fail(err);
+  // A null among the alternatives matches any topic, as a null position does.
+  const topics = raw.filter((topic) => topic !== null).map((topic) => parseHash(topic, err));
+  return topics.length < raw.length ? null : topics;
+}
+
+/**
+ * The filter object of eth_getLogs / eth_newFilter (spec §5): `fromBlock`/`toBlock` (default
+ * `latest`), `address` (one or a list), `topics`, `blockHash` (alias `blockhash`), which excludes a
+ * block range. Every failure is "Invalid filter params".
+ */
+export function parseLogFilter(raw: unknown): LogFilter {
+  const err = RpcErrors.INVALID_FILTER_PARAMS;
+  if (!isPlainObject(raw)) return fail(err);
+  const blockHashRaw = raw.blockHash ?? raw.blockhash;
+  const hasRange = (raw.fromBlock !== undefined && raw.fromBlock !== null) || (raw.toBlock !== undefined && raw.toBlock !== null);
+  const latest: BlockTag = { kind: 'tag', tag: 'latest' };
+  const filter: LogFilter = {
+    fromBlock: raw.fromBlock === undefined || raw.fromBlock === null ? latest : parseBlockTag(raw.fromBlock, err),
+    toBlock: raw.toBlock === undefined || raw.toBlock === null ? latest : parseBlockTag(raw.toBlock, err),
+    addresses: [],
+    topics: [],
+  };
+  if (blockHashRaw !== undefined && blockHashRaw !== null) {
+    if (hasRange) return fail(err);
+    filter.blockHash = parseHash(blockHashRaw, err);
+  }
+  const address = raw.address;
+  if (typeof address === 'string') filter.addresses = [parseAddress(address, err)];
+  else if (Array.isArray(address)) filter.addresses = address.map((entry) => parseAddress(entry, err));
+  else if (address !== undefined && address !== null) return fail(err);
+  const topics = raw.topics;
+  if (typeof topics === 'string') filter.topics = [[parseHash(topics, err)]];
+  else if (Array.isArray(topics)) filter.topics = topics.map((position) => parseTopicPosition(position, err));
+  else if (topics !== undefined && topics !== null) return fail(err);
+  return filter;
+}
+
+/**
+ * A filter id: a quantity of at most 32 hex digits. Ids that cannot exist (too long, malformed)
+ * are still accepted as ids, which Basalt then does not know (Besu answers "Filter not found").
+ */
+export function parseFilterId(raw: unknown): string {
+  if (typeof raw !== 'string') return fail(RpcErrors.INVALID_FILTER_PARAMS);
+  return raw.toLowerCase();
+}
+
+/** eth_feeHistory block count: a JSON integer or a number string (hex or decimal), 1..1024. */
+export function parseBlockCount(raw: unknown): number {
+  const err = RpcErrors.INVALID_BLOCK_COUNT_PARAMS;
+  let value: bigint | undefined;
+  if (typeof raw === 'number' && Number.isSafeInteger(raw)) value = BigInt(raw);
+  else if (typeof raw === 'string') value = javaLongDecode(raw);
+  if (value === undefined || value < 1n || value > 1024n) return fail(err);
+  return Number(value);
+}
+
+/** eth_feeHistory reward percentiles: at most 100 numbers in 0..100 (Besu does not require them sorted). */
+export function parseRewardPercentiles(raw: unknown): number[] | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  const err = RpcErrors.INVALID_REWARD_PERCENTILES_PARAMS;
+  if (!Array.isArray(raw) || raw.length > 100) return fail(err);
+  return raw.map((value) => (typeof value === 'number' && value >= 0 && value <= 100 ? value : fail(err)));
+}
+
+/** eth_getProof storage keys: a list of 32-byte words given as quantities (leading zeros optional). */
+export function parseStorageKeys(raw: unknown): Uint8Array[] {
+  const err = RpcErrors.INVALID_STORAGE_KEYS_PARAMS;
+  if (!Array.isArray(raw)) return fail(err);
+  return raw.map((key) => toWord(parseQuantity(key, err)));
+}
+
+/** An enode URL string (admin_addPeer / admin_removePeer); anything else is "Invalid enode params". */
+export function parseEnode(raw: unknown): string {
+  if (typeof raw !== 'string') return fail(RpcErrors.INVALID_ENODE_PARAMS);
+  return raw;
+}

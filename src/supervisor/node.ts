@@ -105,6 +105,8 @@ export async function runNode(options: NodeOptions): Promise<number> {
       dataPath,
       rpcGasCap: options.rpcGasCap,
       minGasPrice: options.minGasPrice,
+      rpcMaxLogsRange: BigInt(options.rpcMaxLogsRange),
+      minPriorityFee: options.minPriorityFee,
       headView,
       ports: { txpool: chainPool.port1, consensus: chainConsensus.port1, http: httpChain.map((c) => c.port1) },
     };

@@ -23,6 +23,20 @@ export interface LocalMethodsContext {
   p2pEnabled: boolean;
   /** Connected peers; until the p2p actor exists, absent means 0. */
   peerCount?: () => number;
+  /** Highest eth/ protocol version offered to peers; absent while Basalt has no devp2p. */
+  ethProtocolVersion?: number;
+  /** This node's enode URL once devp2p is listening. */
+  enode?: string;
+  /** Where JSON-RPC HTTP and devp2p listen, for net_services. */
+  jsonRpc?: { host: string; port: number };
+  p2p?: { host: string; port: number };
+}
+
+/** admin_nodeInfo / net_enode / peer management need a running devp2p service (Besu's two errors). */
+function requireRunningP2p(ctx: LocalMethodsContext): never {
+  if (!ctx.p2pEnabled) throw new RpcError(RpcErrors.P2P_DISABLED);
+  // Basalt's devp2p service does not exist yet, so with P2P enabled it is never running.
+  throw new RpcError(RpcErrors.P2P_NETWORK_NOT_RUNNING);
 }
 
 export type LocalMethods = MethodHandlers<'transport'>;
@@ -48,6 +62,33 @@ export function createLocalMethods(ctx: LocalMethodsContext): LocalMethods {
     },
     web3_clientVersion: () => ctx.clientVersion,
     web3_sha3: ({ data }) => toData(keccak_256(data)),
+    // --- Besu parity: node facts (spec §3.1–3.4). No key management, mining or devp2p here yet. ---
+    eth_accounts: () => [],
+    eth_hashrate: () => '0x0',
+    // Besu answers the highest eth/ capability it offers, null without any; Basalt speaks no eth/ yet.
+    eth_protocolVersion: () => (ctx.ethProtocolVersion === undefined ? null : toQuantity(ctx.ethProtocolVersion)),
+    net_enode: () => requireRunningP2p(ctx),
+    net_services: () => {
+      const services: { [name: string]: Json } = {};
+      if (ctx.jsonRpc !== undefined) services.jsonrpc = { host: ctx.jsonRpc.host, port: String(ctx.jsonRpc.port) };
+      if (ctx.p2pEnabled && ctx.enode !== undefined && ctx.p2p !== undefined) {
+        services.p2p = { host: ctx.p2p.host, port: String(ctx.p2p.port) };
+      }
+      return services;
+    },
+    admin_nodeInfo: () => requireRunningP2p(ctx),
+    admin_peers: () => {
+      if (!ctx.p2pEnabled) throw new RpcError(RpcErrors.P2P_DISABLED);
+      return [];
+    },
+    admin_addPeer: () => {
+      requireRunningP2p(ctx);
+      return false;
+    },
+    admin_removePeer: () => {
+      requireRunningP2p(ctx);
+      return false;
+    },
     rpc_modules: () => {
       const modules: { [name: string]: Json } = {};
       for (const api of ctx.apis) modules[api.toLowerCase()] = '1.0';

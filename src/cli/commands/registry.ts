@@ -2,5 +2,8 @@
 // Words before the subcommand belong to the node command (Besu: `besu --data-path=x blocks import ...`).
 
 import type { BasaltCommandClass } from './base.js';
+import { BlocksImportCommand } from './blocks-import.js';
 
-export const SUBCOMMANDS: ReadonlyMap<string, BasaltCommandClass> = new Map<string, BasaltCommandClass>([]);
+export const SUBCOMMANDS: ReadonlyMap<string, BasaltCommandClass> = new Map<string, BasaltCommandClass>([
+  [BlocksImportCommand.id, BlocksImportCommand],
+]);

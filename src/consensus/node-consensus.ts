@@ -1,0 +1,227 @@
+/**
+ * QBFT in the node: the state machine and runner of src/consensus/qbft on real time, with the chain
+ * and pool actors behind the ports. The consensus worker only turns mailboxes into `NodeChainPorts`.
+ *
+ * Block work: a block this node proposes is built by the chain actor (which holds it) and, once a
+ * quorum has committed it, stored with the sealed extraData (`importBuilt`); a committed block built
+ * elsewhere is imported with full execution (`importBlock`). Messages go to validator peers; until
+ * the devp2p layer exists there are none, so a sole validator (quorum 1) finalises alone and a node
+ * that needs others waits, changing rounds, without producing anything.
+ */
+import type { HeadInfo } from '../chain/chain.js';
+import type { Genesis } from '../chain/genesis.js';
+import type { PoolTxForBlock } from '../actors/protocols.js';
+import type { MethodHandlers } from '../rpc/registry.js';
+import { HeaderField, QbftBlock } from './qbft/block.js';
+import { QbftController } from './qbft/controller.js';
+import type { BuildBlockRequest, ConsensusEvent, ParentInfo } from './qbft/core-types.js';
+import { bytesEqual } from './qbft/header-rules.js';
+import type { QbftMessage } from './qbft/messages.js';
+import { createQbftRpcHandlers } from './qbft/rpc-handlers.js';
+import { QbftRunner } from './qbft/runner.js';
+import type { QbftPorts, Scheduler } from './qbft/runner.js';
+import { QbftSchedule } from './qbft/schedule.js';
+import { ValidatorTracker } from './qbft/validators.js';
+import type { HeaderSummary } from './qbft/validators.js';
+
+/** What consensus asks of the chain and the pool. */
+export interface NodeChainPorts {
+  head(): Promise<HeadInfo>;
+  selectTransactions(req: { maxCount: number; gasLimit: bigint; baseFee?: bigint }): Promise<PoolTxForBlock[]>;
+  /** Builds on the head and holds the block; answers with its hash and the transactions refused. */
+  build(req: {
+    timestamp: bigint;
+    coinbase: Uint8Array;
+    extraData: Uint8Array;
+    maxBuildMs: number;
+    transactions: PoolTxForBlock[];
+  }): Promise<{ number: bigint; hash: Uint8Array; rejected: Uint8Array[] }>;
+  /** RLP of the block the chain holds from the last build. */
+  heldBlock(): Promise<Uint8Array | null>;
+  importBuilt(hash: Uint8Array, sealedExtraData: Uint8Array): Promise<void>;
+  /** Executes and stores a sealed block built elsewhere. */
+  importBlock(rlp: Uint8Array): Promise<void>;
+  dropTransactions(hashes: Uint8Array[]): Promise<void>;
+  headers(from: bigint, to: bigint): Promise<HeaderSummary[]>;
+  headerByHash(hash: Uint8Array): Promise<HeaderSummary | null>;
+  /** Read-only call on the state after block `blockNumber`. */
+  call(blockNumber: bigint, to: Uint8Array, data: Uint8Array): Promise<Uint8Array>;
+}
+
+/** Sends consensus messages to validator peers (none until devp2p exists). */
+export interface ConsensusNetwork {
+  broadcast(message: QbftMessage): void;
+  gossip(message: QbftMessage, origin: string | undefined): void;
+}
+
+export interface NodeConsensusConfig {
+  nodeKey: Uint8Array;
+  vanity: Uint8Array;
+  genesis: Genesis;
+  /** Share of the block period the transaction loop may use (Besu: 75%). */
+  txSelectionShare: number;
+  maxTransactionsPerBlock: number;
+}
+
+export type LogFn = (message: string, level?: 'debug' | 'info' | 'warn' | 'error') => void;
+
+export class NodeConsensus {
+  readonly schedule: QbftSchedule;
+  readonly tracker: ValidatorTracker;
+  readonly controller: QbftController;
+  readonly runner: QbftRunner;
+  readonly rpc: MethodHandlers<'consensus'>;
+  private head: HeadInfo | undefined;
+  /** Hash of the block the chain holds from our last build. */
+  private heldHash: Uint8Array | undefined;
+  private lastValidatorState: string | undefined;
+
+  constructor(
+    private readonly config: NodeConsensusConfig,
+    private readonly chain: NodeChainPorts,
+    private readonly network: ConsensusNetwork,
+    scheduler: Scheduler,
+    private readonly log: LogFn,
+  ) {
+    this.schedule = QbftSchedule.fromGenesis(config.genesis);
+    this.tracker = new ValidatorTracker(this.schedule, {
+      headers: (from, to) => chain.headers(from, to),
+      callContract: (blockNumber, contract, data) => chain.call(blockNumber, contract, data),
+    });
+    const fixed = this.schedule.fixed;
+    this.controller = new QbftController({
+      nodeKey: config.nodeKey,
+      vanity: config.vanity,
+      requestTimeoutSeconds: fixed.requestTimeoutSeconds,
+      duplicateMessageLimit: fixed.duplicateMessageLimit,
+      futureMessagesLimit: fixed.futureMessagesLimit,
+      futureMessagesMaxDistance: fixed.futureMessagesMaxDistance,
+    });
+    this.runner = new QbftRunner(this.controller, this.ports(), scheduler);
+    this.rpc = createQbftRpcHandlers({
+      tracker: this.tracker,
+      votes: this.controller.votes,
+      chain: {
+        headNumber: () => this.head?.number ?? 0n,
+        headerByNumber: async (number) => (await chain.headers(number, number))[0],
+        headerByHash: async (hash) => (await chain.headerByHash(hash)) ?? undefined,
+        headers: (from, to) => chain.headers(from, to),
+      },
+    });
+  }
+
+  async start(): Promise<void> {
+    this.onNewHead(await this.chain.head());
+  }
+
+  /** Every new chain head, whoever imported it. */
+  onNewHead(head: HeadInfo): void {
+    this.head = head;
+    this.runner.onNewHead(parentInfo(head));
+  }
+
+  /** Stops timers and waits for a block in progress to be imported or dropped. */
+  stop(): Promise<void> {
+    return this.runner.stop();
+  }
+
+  private ports(): QbftPorts {
+    return {
+      buildBlock: (request) => this.build(request),
+      validateBlock: async () => ({
+        // Proposals only come from peers, and the devp2p layer that brings them is not there yet.
+        valid: false,
+        reason: 'executing blocks proposed by other validators needs the devp2p layer',
+      }),
+      importBlock: (block) => this.importCommitted(block),
+      broadcast: (message) => this.network.broadcast(message),
+      gossip: (message, origin) => this.network.gossip(message, origin),
+      heightContext: async (head) => {
+        const context = await this.tracker.heightContext(head);
+        this.reportRole(context.height, context.validators);
+        return context;
+      },
+      onEvent: (event) => this.logEvent(event),
+      onError: (what, err) => this.log(`QBFT: failed ${what}: ${err instanceof Error ? err.message : String(err)}`, 'warn'),
+    };
+  }
+
+  private async build(request: BuildBlockRequest): Promise<QbftBlock> {
+    const head = this.head;
+    if (!head || !bytesEqual(head.hash, request.parentHash)) throw new Error('the head moved before the block could be built');
+    const period = this.schedule.settingsFor(request.height).blockPeriodSeconds;
+    const transactions = await this.chain.selectTransactions({
+      maxCount: this.config.maxTransactionsPerBlock,
+      gasLimit: head.gasLimit,
+      ...(head.nextBaseFeePerGas === undefined ? {} : { baseFee: head.nextBaseFeePerGas }),
+    });
+    const built = await this.chain.build({
+      timestamp: request.timestamp,
+      coinbase: request.coinbase,
+      extraData: request.extraData,
+      maxBuildMs: period * 1000 * this.config.txSelectionShare,
+      transactions,
+    });
+    if (built.rejected.length > 0) await this.chain.dropTransactions(built.rejected);
+    const rlp = await this.chain.heldBlock();
+    if (!rlp) throw new Error('the chain holds no built block');
+    const block = QbftBlock.fromRlp(rlp);
+    if (!bytesEqual(block.hash(), built.hash)) throw new Error('the held block is not the one just built');
+    this.heldHash = built.hash;
+    return block;
+  }
+
+  private async importCommitted(block: QbftBlock): Promise<void> {
+    if (this.heldHash && bytesEqual(this.heldHash, block.hash())) {
+      // Our own block: the chain executed it when building; only the sealed extraData is new.
+      this.heldHash = undefined;
+      await this.chain.importBuilt(block.hash(), block.field(HeaderField.extraData));
+    } else {
+      await this.chain.importBlock(block.encode());
+    }
+  }
+
+  private reportRole(height: bigint, validators: Uint8Array[]): void {
+    const isValidator = validators.some((v) => bytesEqual(v, this.controller.address));
+    const state = !isValidator ? 'not-a-validator' : validators.length === 1 ? 'sole' : `one-of-${validators.length}`;
+    if (state === this.lastValidatorState) return;
+    this.lastValidatorState = state;
+    if (state === 'not-a-validator') this.log(`This node is not a validator at block ${height}: it does not take part in QBFT rounds`);
+    else if (state === 'sole') this.log(`This node is the only validator at block ${height}: it finalises blocks alone`);
+    else this.log(`This node is one of ${validators.length} validators at block ${height}: blocks need a quorum of their commits`, 'warn');
+  }
+
+  private logEvent(event: ConsensusEvent): void {
+    switch (event.type) {
+      case 'roundStarted':
+        if (event.round > 0) {
+          this.log(`QBFT round change: block ${event.height} round ${event.round} (timeout ${event.timeoutMs / 1000} s)`);
+        }
+        return;
+      case 'committed':
+        this.log(`QBFT committed block ${event.height} in round ${event.round} with ${event.seals} seal(s)`, 'debug');
+        return;
+      case 'messageRejected':
+        this.log(`QBFT message 0x${event.code.toString(16)} refused: ${event.reason}`, 'debug');
+        return;
+      case 'emptyBlockSkipped':
+        this.log(`QBFT: no transactions for block ${event.height}, waiting for the empty-block period`, 'debug');
+        return;
+      case 'proposed':
+        return;
+    }
+  }
+}
+
+export function parentInfo(head: HeadInfo): ParentInfo {
+  return { number: head.number, hash: head.hash, timestamp: head.timestamp, coinbase: head.coinbase, gasLimit: head.gasLimit };
+}
+
+/** Real time for the node. */
+export const systemClock: Scheduler = {
+  now: () => Date.now(),
+  at(atMs, fn) {
+    const timer = setTimeout(fn, Math.max(0, atMs - Date.now()));
+    return () => clearTimeout(timer);
+  },
+};

@@ -1,0 +1,159 @@
+/**
+ * Carries out what the QBFT state machine asks for: timers on a scheduler, block work through ports,
+ * messages through the network. The node runs it on real time with the chain actor behind the ports;
+ * the simulation runs the very same class on a virtual clock with a fake chain.
+ *
+ * Every port call completes asynchronously and comes back as a new input, so the controller is never
+ * re-entered while it handles an input.
+ */
+import type { QbftBlock } from './block.js';
+import type { QbftController } from './controller.js';
+import type { BuildBlockRequest, ConsensusEvent, HeightContext, ParentInfo, QbftAction, QbftInput, TimerSlot } from './core-types.js';
+import type { QbftMessage } from './messages.js';
+
+export interface Scheduler {
+  now(): number;
+  /** Calls `fn` at absolute time `atMs` (asynchronously, soon, if that is past); returns a cancel function. */
+  at(atMs: number, fn: () => void): () => void;
+}
+
+export interface QbftPorts {
+  /** Builds a block on the head with these header fields; resolves with the unsealed block. */
+  buildBlock(request: BuildBlockRequest): Promise<QbftBlock>;
+  /** Executes a block another validator proposed on its parent (header rules are already checked). */
+  validateBlock(block: QbftBlock, height: bigint): Promise<{ valid: boolean; reason?: string }>;
+  /** Stores a committed, sealed block as the new head; the chain then reports it through `onNewHead`. */
+  importBlock(block: QbftBlock, round: number): Promise<void>;
+  /** Sends a message this node created to every validator peer. */
+  broadcast(message: QbftMessage): void;
+  /** Forwards a received message unchanged to validator peers other than its origin and its author. */
+  gossip(message: QbftMessage, origin: string | undefined): void;
+  /** What the machine needs about the height after `head` (validators, settings, tally). */
+  heightContext(head: ParentInfo): Promise<HeightContext>;
+  /** A peer showed it has at least `height` blocks (a message for a later height came from it). */
+  peerHeight?(origin: string, height: bigint): void;
+  onEvent?(event: ConsensusEvent): void;
+  onError?(what: string, err: unknown): void;
+}
+
+export class QbftRunner {
+  private readonly timers = new Map<TimerSlot, () => void>();
+  private readonly inFlight = new Set<Promise<void>>();
+  private stopped = false;
+  /** Counts heads so that a context computed for an older head is not applied after a newer one. */
+  private headSequence = 0;
+
+  constructor(
+    readonly controller: QbftController,
+    private readonly ports: QbftPorts,
+    private readonly scheduler: Scheduler,
+  ) {}
+
+  /** A new chain head (imported by consensus, sync or anything else). */
+  onNewHead(head: ParentInfo): void {
+    if (this.stopped) return;
+    const sequence = ++this.headSequence;
+    this.track('preparing the next height', async () => {
+      const context = await this.ports.heightContext(head);
+      if (sequence === this.headSequence) this.dispatch({ kind: 'newHeight', context });
+    });
+  }
+
+  /** An istanbul message (code 0x12–0x15) from a peer. */
+  onMessage(code: number, data: Uint8Array, origin?: string): void {
+    this.dispatch(origin === undefined ? { kind: 'message', code, data } : { kind: 'message', code, data, origin });
+  }
+
+  dispatch(input: QbftInput): void {
+    if (this.stopped) return;
+    for (const action of this.controller.handle(input, this.scheduler.now())) this.perform(action);
+  }
+
+  /** Stops timers and intake, then waits for block work in progress to settle. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const cancel of this.timers.values()) cancel();
+    this.timers.clear();
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+  }
+
+  get isStopped(): boolean {
+    return this.stopped;
+  }
+
+  private perform(action: QbftAction): void {
+    switch (action.kind) {
+      case 'broadcast':
+        this.ports.broadcast(action.message);
+        return;
+      case 'gossip':
+        this.ports.gossip(action.message, action.origin);
+        return;
+      case 'setTimer': {
+        const { timer } = action;
+        this.timers.get(timer.slot)?.();
+        const cancel = this.scheduler.at(action.atMs, () => {
+          if (this.timers.get(timer.slot) === cancel) this.timers.delete(timer.slot);
+          this.dispatch({ kind: 'timer', timer });
+        });
+        this.timers.set(timer.slot, cancel);
+        return;
+      }
+      case 'cancelTimer':
+        this.timers.get(action.slot)?.();
+        this.timers.delete(action.slot);
+        return;
+      case 'buildBlock': {
+        const { kind: _kind, ...request } = action;
+        this.track('building a block', async () => {
+          try {
+            const block = await this.ports.buildBlock(request);
+            this.dispatch({ kind: 'blockBuilt', request: request.request, block });
+          } catch (err) {
+            this.ports.onError?.(`building block ${request.height} (round ${request.round})`, err);
+            this.dispatch({ kind: 'buildFailed', request: request.request, reason: errorText(err) });
+          }
+        });
+        return;
+      }
+      case 'validateBlock':
+        this.track('validating a proposed block', async () => {
+          let outcome: { valid: boolean; reason?: string };
+          try {
+            outcome = await this.ports.validateBlock(action.block, action.height);
+          } catch (err) {
+            outcome = { valid: false, reason: errorText(err) };
+          }
+          this.dispatch({ kind: 'blockValidated', request: action.request, ...outcome });
+        });
+        return;
+      case 'importBlock':
+        this.track('importing a committed block', async () => {
+          try {
+            await this.ports.importBlock(action.block, action.round);
+          } catch (err) {
+            this.ports.onError?.(`importing committed block ${action.height}`, err);
+            this.dispatch({ kind: 'importFailed', height: action.height, reason: errorText(err) });
+          }
+        });
+        return;
+      case 'peerHeight':
+        this.ports.peerHeight?.(action.origin, action.height);
+        return;
+      case 'event':
+        this.ports.onEvent?.(action.event);
+        return;
+    }
+  }
+
+  private track(what: string, work: () => Promise<void>): void {
+    const promise: Promise<void> = work()
+      .catch((err: unknown) => this.ports.onError?.(what, err))
+      .finally(() => this.inFlight.delete(promise));
+    this.inFlight.add(promise);
+  }
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
