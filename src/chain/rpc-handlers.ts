@@ -10,6 +10,7 @@ import { formatBlock, formatMinedTransaction, formatReceipt } from '../rpc/forma
 import { RpcError, RpcErrors } from '../rpc/errors.js';
 import type { Json, Wire } from '../rpc/types.js';
 import type { Chain } from './chain.js';
+import { txCommonFor } from './tx-common.js';
 import { parityHandlers } from './parity-handlers.js';
 import { reanchorAfterPreByzantium } from './struct-log-tracer.js';
 
@@ -182,6 +183,19 @@ export class ChainRpc {
    * (nonce not below the account's, intrinsic gas, up-front cost when a price is given or `strict`,
    * blob rules) run here first, with Besu's detail text; the VM then runs without its own.
    */
+  /** The block at a zero base fee, kept for the last block asked: calls come in runs on the head. */
+  private zeroBaseFeeEnv: { hash: string; block: Block } | undefined;
+
+  private zeroBaseFeeBlock(block: Block): Block {
+    if (block.header.baseFeePerGas === undefined) return block;
+    const hash = bytesToHex(block.hash());
+    if (this.zeroBaseFeeEnv?.hash !== hash) {
+      const env = this.chain.spec.createBlock({ ...block.header.toJSON(), baseFeePerGas: 0n } as never, []);
+      this.zeroBaseFeeEnv = { hash, block: env };
+    }
+    return this.zeroBaseFeeEnv.block;
+  }
+
   private simulate(
     call: CallRequest,
     block: Block,
@@ -200,9 +214,7 @@ export class ChainRpc {
       const from = new Address(call.from ?? new Uint8Array(20));
       tx.getSenderAddress = () => from;
       // Without a price, Besu simulates at a zero base fee so that an unfunded caller can still call.
-      const env = feesGiven
-        ? block
-        : this.chain.spec.createBlock({ ...block.header.toJSON(), baseFeePerGas: block.header.baseFeePerGas === undefined ? undefined : 0n } as never, []);
+      const env = feesGiven ? block : this.zeroBaseFeeBlock(block);
       const stepHook = onOpcode && ((step: { opcode: { code: number } }, resolve?: () => void) => {
         onOpcode(step.opcode.code);
         resolve?.();
@@ -411,7 +423,9 @@ function simulatedTransaction(call: CallRequest, gasLimit: bigint, common: VM['c
     data: call.input ?? new Uint8Array(),
   };
   const accessList = (call.accessList ?? []).map((entry): [Uint8Array, Uint8Array[]] => [entry.address, entry.storageKeys]);
-  const opts = { common, freeze: false } as const;
+  // Blob transactions need the chain Common (it carries the KZG backend); the others take the
+  // pre-merged transaction Common, which spares a parameter merge per call.
+  const opts = { common: call.blobVersionedHashes === undefined ? txCommonFor(common.chainId(), common.hardfork()) : common, freeze: false } as const;
   if (call.blobVersionedHashes !== undefined) {
     const maxBlobs = common.getBlobGasSchedule().maxBlobGasPerBlock / common.param('blobGasPerBlob');
     if (BigInt(call.blobVersionedHashes.length) > maxBlobs) {
