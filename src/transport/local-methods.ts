@@ -9,6 +9,7 @@ import type { Dispatch, RpcOutcome } from '../rpc/jsonrpc.js';
 import type { MethodHandlers, MethodName, MethodsOwnedBy, Owner } from '../rpc/registry.js';
 import type { Json, Wire } from '../rpc/types.js';
 import type { HeadReader } from './head-view.js';
+import { changeLogLevelEverywhere } from '../util/log.js';
 
 export interface LocalMethodsContext {
   /** web3_clientVersion, e.g. `basalt/v0.1.0/linux-x86_64/nodejs-20`. */
@@ -77,6 +78,10 @@ export function createLocalMethods(ctx: LocalMethodsContext): LocalMethods {
       return services;
     },
     admin_nodeInfo: () => requireRunningP2p(ctx),
+    admin_changeLogLevel: ({ level }) => {
+      changeLogLevelEverywhere(level);
+      return 'Success';
+    },
     admin_peers: () => {
       if (!ctx.p2pEnabled) throw new RpcError(RpcErrors.P2P_DISABLED);
       return [];

@@ -1,4 +1,4 @@
-import { isMainThread, threadId } from 'node:worker_threads';
+import { BroadcastChannel, isMainThread, threadId } from 'node:worker_threads';
 
 /** Besu's log levels, most to least severe; OFF silences everything, ALL shows everything. */
 export const LOG_LEVELS = ['OFF', 'ERROR', 'WARN', 'INFO', 'DEBUG', 'TRACE', 'ALL'] as const;
@@ -6,8 +6,25 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 
 let threshold = LOG_LEVELS.indexOf('INFO');
 
+/**
+ * Every thread's logger listens here, so a level change made in one thread (admin_changeLogLevel in
+ * an HTTP worker) reaches the whole node. Unreferenced: it never keeps a thread alive.
+ */
+const levelChannel = new BroadcastChannel('basalt-log-level');
+levelChannel.unref();
+levelChannel.onmessage = (event) => {
+  const level = (event as MessageEvent).data as LogLevel;
+  if (LOG_LEVELS.includes(level)) threshold = LOG_LEVELS.indexOf(level);
+};
+
 export function setLogLevel(level: LogLevel): void {
   threshold = LOG_LEVELS.indexOf(level);
+}
+
+/** Sets the level in this thread and announces it to every other thread of the node. */
+export function changeLogLevelEverywhere(level: LogLevel): void {
+  setLogLevel(level);
+  levelChannel.postMessage(level);
 }
 
 /**

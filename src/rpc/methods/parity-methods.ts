@@ -8,6 +8,8 @@
 import type { MethodSpec } from '../registry.js';
 import { RpcError, RpcErrors } from '../errors.js';
 import type { RpcErrorObject } from '../types.js';
+import { LOG_LEVELS } from '../../util/log.js';
+import type { LogLevel } from '../../util/log.js';
 import {
   javaLongDecode,
   parseAddress,
@@ -44,6 +46,7 @@ export type TraceTransactionParams = { hash: Uint8Array; options: TraceOptions }
 export type TraceOptions = { disableStorage: boolean; disableMemory: boolean; disableStack: boolean };
 export type PendingTransactionsParams = { limit?: number };
 export type EnodeParams = { enode: string };
+export type LogLevelParams = { level: LogLevel };
 
 const noParams = (): null => null;
 
@@ -194,6 +197,22 @@ export const parityMethods = {
   net_services: { group: 'NET', owner: 'transport', parseParams: noParams },
   admin_peers: { group: 'ADMIN', owner: 'transport', parseParams: noParams },
   admin_nodeInfo: { group: 'ADMIN', owner: 'transport', parseParams: noParams },
+  /** Besu's levels, exact case; logger-name filters are accepted (Basalt has one logger tree). */
+  admin_changeLogLevel: {
+    group: 'ADMIN',
+    owner: 'transport',
+    parseParams: (raw: readonly unknown[]): LogLevelParams => {
+      const level = raw[0];
+      if (typeof level !== 'string' || !(LOG_LEVELS as readonly string[]).includes(level)) {
+        throw new RpcError(RpcErrors.INVALID_LOG_LEVEL_PARAMS);
+      }
+      const filters = raw[1];
+      if (filters !== undefined && filters !== null && (!Array.isArray(filters) || filters.some((f) => typeof f !== 'string'))) {
+        throw new RpcError(RpcErrors.INVALID_LOG_FILTER_PARAMS);
+      }
+      return { level: level as LogLevel };
+    },
+  },
   admin_addPeer: {
     group: 'ADMIN',
     owner: 'transport',
