@@ -56,6 +56,9 @@ exposeControl<null>({
       importBuilt: async (hash, sealedExtraData) => {
         await chain.request('importBuilt', { hash, sealedExtraData });
       },
+      discardBuilt: async () => {
+        await chain.request('discardBuilt', {});
+      },
       importBlock: async (rlp) => {
         await chain.request('consensusImportBlock', { rlp });
       },

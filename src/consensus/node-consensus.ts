@@ -39,6 +39,8 @@ export interface NodeChainPorts {
   /** RLP of the block the chain holds from the last build. */
   heldBlock(): Promise<Uint8Array | null>;
   importBuilt(hash: Uint8Array, sealedExtraData: Uint8Array): Promise<void>;
+  /** Drops the held block and puts the building state back at the head. */
+  discardBuilt(): Promise<void>;
   /** Executes and stores a sealed block built elsewhere. */
   importBlock(rlp: Uint8Array): Promise<void>;
   dropTransactions(hashes: Uint8Array[]): Promise<void>;
@@ -149,6 +151,12 @@ export class NodeConsensus {
   private async build(request: BuildBlockRequest): Promise<QbftBlock> {
     const head = this.head;
     if (!head || !bytesEqual(head.hash, request.parentHash)) throw new Error('the head moved before the block could be built');
+    // The chain builds on its building state, which still holds a block built but never imported
+    // (a round that moved on, an empty block not proposed yet): drop that first.
+    if (this.heldHash) {
+      this.heldHash = undefined;
+      await this.chain.discardBuilt();
+    }
     const period = this.schedule.settingsFor(request.height).blockPeriodSeconds;
     const transactions = await this.chain.selectTransactions({
       maxCount: this.config.maxTransactionsPerBlock,

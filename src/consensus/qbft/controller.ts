@@ -460,9 +460,13 @@ class HeightManager {
     this.propose(round, block, pending.justification, [], false);
   }
 
+  /**
+   * Besu tests `now > parent + period`; a timer re-armed for exactly that instant fires again a moment
+   * later and then proposes, so `>=` gives the same result without spinning at one instant.
+   */
   private emptyBlockPeriodExpired(): boolean {
     const { parent, settings } = this.context;
-    return this.env.now() > Number(parent.timestamp + BigInt(settings.emptyBlockPeriodSeconds)) * 1000;
+    return this.env.now() >= Number(parent.timestamp + BigInt(settings.emptyBlockPeriodSeconds)) * 1000;
   }
 
   private propose(
@@ -728,9 +732,6 @@ class HeightManager {
   private doRoundChange(newRound: number): void {
     const current = this.currentRound;
     if (current && current.round >= newRound) return;
-    if (current?.prepared && current.block) {
-      this.latestPrepared = { block: current.block, prepares: [...current.prepares.values()], round: current.round };
-    }
     this.startNewRound(newRound, 'roundTimer');
     const roundChange = createRoundChange(this.env.signer, this.height, newRound, this.latestPrepared);
     this.handleRoundChange(roundChange);
@@ -738,6 +739,13 @@ class HeightManager {
   }
 
   private startNewRound(round: number, reason: RoundStartReason): void {
+    // Besu keeps the certificate of a prepared round only when leaving it on its timer; keeping it on
+    // every way out (a round-change quorum or a proposal for a later round too) is the QBFT paper's
+    // rule and only ever adds a valid certificate to this node's next round change.
+    const leaving = this.currentRound;
+    if (leaving?.prepared && leaving.block && (!this.latestPrepared || leaving.round > this.latestPrepared.round)) {
+      this.latestPrepared = { block: leaving.block, prepares: [...leaving.prepares.values()], round: leaving.round };
+    }
     const buffered = this.futureRounds.get(round);
     for (const [r, state] of this.futureRounds) {
       if (r <= round) {

@@ -13,6 +13,7 @@
 import { keccak_256 } from '@noble/hashes/sha3.js';
 
 import type { QbftTransition } from '../../chain/genesis.js';
+import { HeaderField } from '../qbft/block.js';
 import type { QbftBlock } from '../qbft/block.js';
 import { QbftController } from '../qbft/controller.js';
 import type { ConsensusEvent, ParentInfo } from '../qbft/core-types.js';
@@ -334,11 +335,7 @@ export class SimNode {
     switch (event.type) {
       case 'roundStarted':
         this.trace.push(`${at} round ${event.height}/${event.round} ${event.reason}`);
-        if (event.round > 0) {
-          this.rounds.push({ node: this.index, height: event.height, round: event.round, atMs: event.atMs - START_MS, timeoutMs: event.timeoutMs, reason: event.reason });
-        } else {
-          this.rounds.push({ node: this.index, height: event.height, round: 0, atMs: event.atMs - START_MS, timeoutMs: event.timeoutMs, reason: event.reason });
-        }
+        this.rounds.push({ node: this.index, height: event.height, round: event.round, atMs: event.atMs - START_MS, timeoutMs: event.timeoutMs, reason: event.reason });
         break;
       case 'proposed':
         this.trace.push(`${at} proposed ${event.height}/${event.round} ${hex(event.hash).slice(0, 12)}${event.reproposed ? ' again' : ''}`);
@@ -387,7 +384,7 @@ export class SimNode {
       parentHash: block.parentHash,
       timestamp: block.timestamp,
       coinbase: block.coinbase,
-      extraData: block.field(12),
+      extraData: block.field(HeaderField.extraData),
     };
     const other = this.chain.build(request, [new TextEncoder().encode(`equivocation ${height}`)]);
     const otherProposal = createProposal(this.signer, height, round, other);
