@@ -36,3 +36,23 @@ test('admin_changeLogLevel changes the level in every thread and refuses unknown
     t.is(await node.stop(), 0);
   }
 });
+
+test('miner_stop halts block production, eth_mining reports it, miner_start resumes', async (t) => {
+  const node = await startDevNode({ args: ['--rpc-http-api=ETH,NET,WEB3,MINER'] });
+  try {
+    const head = async () => Number(await node.rpc<string>('eth_blockNumber'));
+    t.is(await node.rpc('eth_mining'), true);
+    t.is(await node.rpc('miner_stop'), true);
+    t.is(await node.rpc('eth_mining'), false);
+    const stoppedAt = await head();
+    await new Promise((r) => setTimeout(r, 2500));
+    t.is(await head(), stoppedAt, 'no block while stopped');
+    t.is(await node.rpc('miner_start'), true);
+    t.is(await node.rpc('eth_mining'), true);
+    const deadline = Date.now() + 10_000;
+    while ((await head()) <= stoppedAt && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    t.true((await head()) > stoppedAt, 'blocks again after miner_start');
+  } finally {
+    t.is(await node.stop(), 0);
+  }
+});

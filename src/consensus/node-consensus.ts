@@ -18,6 +18,7 @@ import type { BuildBlockRequest, ConsensusEvent, ParentInfo } from './qbft/core-
 import { bytesEqual } from './qbft/header-rules.js';
 import type { QbftMessage } from './qbft/messages.js';
 import { createQbftRpcHandlers } from './qbft/rpc-handlers.js';
+import type { QbftMethodHandlers } from './qbft/rpc-handlers.js';
 import { QbftRunner } from './qbft/runner.js';
 import type { QbftPorts, Scheduler } from './qbft/runner.js';
 import { QbftSchedule } from './qbft/schedule.js';
@@ -100,7 +101,26 @@ export class NodeConsensus {
       futureMessagesMaxDistance: fixed.futureMessagesMaxDistance,
     });
     this.runner = new QbftRunner(this.controller, this.ports(), scheduler);
-    this.rpc = createQbftRpcHandlers({
+    this.rpc = {
+      ...this.qbftRpc(chain),
+      eth_mining: () => !this.runner.isPaused,
+      miner_start: async () => {
+        if (this.head) this.runner.resume(parentInfo(this.head));
+        return true;
+      },
+      miner_stop: async () => {
+        await this.runner.pause();
+        if (this.heldHash) {
+          this.heldHash = undefined;
+          await this.chain.discardBuilt();
+        }
+        return true;
+      },
+    };
+  }
+
+  private qbftRpc(chain: NodeChainPorts): QbftMethodHandlers {
+    return createQbftRpcHandlers({
       tracker: this.tracker,
       votes: this.controller.votes,
       chain: {

@@ -201,7 +201,7 @@ export class QbftController {
     this.actions = [];
     switch (input.kind) {
       case 'newHeight':
-        this.startHeight(input.context);
+        this.startHeight(input.context, input.restart === true);
         break;
       case 'message':
         this.receive(input.code, input.data, input.origin);
@@ -233,8 +233,8 @@ export class QbftController {
     this.event(author ? { type: 'messageRejected', code, reason, author } : { type: 'messageRejected', code, reason });
   }
 
-  private startHeight(context: HeightContext): void {
-    if (this.manager && context.height <= this.manager.context.height) return;
+  private startHeight(context: HeightContext, restart: boolean): void {
+    if (this.manager && (restart ? context.height < this.manager.context.height : context.height <= this.manager.context.height)) return;
     if (this.manager) {
       this.actions.push({ kind: 'cancelTimer', slot: 'block' }, { kind: 'cancelTimer', slot: 'round' });
     }

@@ -39,7 +39,8 @@ export type TimerId = { slot: 'block'; height: bigint } | { slot: 'round'; heigh
 
 export type QbftInput =
   /** A new chain head was imported (by consensus or otherwise): work on the height after it. */
-  | { kind: 'newHeight'; context: HeightContext }
+  /** `restart`: start the height over even if it is the current one (production switched back on). */
+  | { kind: 'newHeight'; context: HeightContext; restart?: boolean }
   /** An istanbul message from a peer; `origin` names the peer for gossip and sync. */
   | { kind: 'message'; code: number; data: Uint8Array; origin?: string }
   | { kind: 'timer'; timer: TimerId }

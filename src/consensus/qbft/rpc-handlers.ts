@@ -33,7 +33,10 @@ const HEADER_BATCH = 1024n;
 
 const quantity = (value: bigint): string => '0x' + value.toString(16);
 
-export function createQbftRpcHandlers({ chain, tracker, votes }: QbftRpcDependencies): MethodHandlers<'consensus'> {
+/** The qbft_* methods; block production switches (eth_mining, miner_*) belong to the node's consensus. */
+export type QbftMethodHandlers = Omit<MethodHandlers<'consensus'>, 'eth_mining' | 'miner_start' | 'miner_stop'>;
+
+export function createQbftRpcHandlers({ chain, tracker, votes }: QbftRpcDependencies): QbftMethodHandlers {
   const schedule = tracker.schedule;
 
   /** Votes exist only in block-header mode (§6.2, §7). */

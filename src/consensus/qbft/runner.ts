@@ -40,6 +40,8 @@ export class QbftRunner {
   private readonly timers = new Map<TimerSlot, () => void>();
   private readonly inFlight = new Set<Promise<void>>();
   private stopped = false;
+  /** Block production switched off (miner_stop): no timers and no intake until resume(). */
+  private paused = false;
   /** Counts heads so that a context computed for an older head is not applied after a newer one. */
   private headSequence = 0;
 
@@ -50,12 +52,12 @@ export class QbftRunner {
   ) {}
 
   /** A new chain head (imported by consensus, sync or anything else). */
-  onNewHead(head: ParentInfo): void {
-    if (this.stopped) return;
+  onNewHead(head: ParentInfo, restart = false): void {
+    if (this.stopped || this.paused) return;
     const sequence = ++this.headSequence;
     this.track('preparing the next height', async () => {
       const context = await this.ports.heightContext(head);
-      if (sequence === this.headSequence) this.dispatch({ kind: 'newHeight', context });
+      if (sequence === this.headSequence) this.dispatch({ kind: 'newHeight', context, restart });
     });
   }
 
@@ -65,7 +67,7 @@ export class QbftRunner {
   }
 
   dispatch(input: QbftInput): void {
-    if (this.stopped) return;
+    if (this.stopped || this.paused) return;
     for (const action of this.controller.handle(input, this.scheduler.now())) this.perform(action);
   }
 
@@ -75,6 +77,26 @@ export class QbftRunner {
     for (const cancel of this.timers.values()) cancel();
     this.timers.clear();
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+  }
+
+  /** Switches production off (Besu's miner_stop on a BFT node) and waits for block work in progress. */
+  async pause(): Promise<void> {
+    this.paused = true;
+    this.headSequence++;
+    for (const cancel of this.timers.values()) cancel();
+    this.timers.clear();
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+  }
+
+  /** Switches production back on, starting over at the height after `head`. */
+  resume(head: ParentInfo): void {
+    if (!this.paused) return;
+    this.paused = false;
+    this.onNewHead(head, true);
+  }
+
+  get isPaused(): boolean {
+    return this.paused;
   }
 
   get isStopped(): boolean {

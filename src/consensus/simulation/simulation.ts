@@ -22,7 +22,7 @@ import { MessageCode, createCommit, createPrepare, createProposal, createRoundCh
 import type { QbftMessage, Signer } from '../qbft/messages.js';
 import { createQbftRpcHandlers } from '../qbft/rpc-handlers.js';
 import { QbftRunner } from '../qbft/runner.js';
-import type { MethodHandlers } from '../../rpc/registry.js';
+import type { QbftMethodHandlers } from '../qbft/rpc-handlers.js';
 import type { QbftPorts } from '../qbft/runner.js';
 import { QbftSchedule } from '../qbft/schedule.js';
 import { addressOf, compareAddresses, quorum, signHash } from '../qbft/seal.js';
@@ -237,7 +237,7 @@ export class SimNode {
   private readonly sentRecently = new RecentSet(GOSSIPED_HISTORY_LIMIT);
   private importQueue: Promise<void> = Promise.resolve();
   private readonly syncRequested = new Map<number, number>();
-  private rpcHandlers: MethodHandlers<'consensus'> | undefined;
+  private rpcHandlers: QbftMethodHandlers | undefined;
 
   constructor(
     readonly index: number,
@@ -266,7 +266,7 @@ export class SimNode {
   }
 
   /** The qbft_* JSON-RPC handlers of this node, over its fake chain. */
-  get rpc(): MethodHandlers<'consensus'> {
+  get rpc(): QbftMethodHandlers {
     this.rpcHandlers ??= createQbftRpcHandlers({
       tracker: this.tracker,
       votes: this.controller.votes,

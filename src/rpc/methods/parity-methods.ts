@@ -196,6 +196,12 @@ export const parityMethods = {
   net_enode: { group: 'NET', owner: 'transport', parseParams: noParams },
   net_services: { group: 'NET', owner: 'transport', parseParams: noParams },
   admin_peers: { group: 'ADMIN', owner: 'transport', parseParams: noParams },
+
+  // --- block production, answered by consensus (Besu's BFT mining coordinator) ---
+  eth_mining: { group: 'ETH', owner: 'consensus', parseParams: noParams },
+  miner_start: { group: 'MINER', owner: 'consensus', parseParams: noParams },
+  miner_stop: { group: 'MINER', owner: 'consensus', parseParams: noParams },
+
   admin_nodeInfo: { group: 'ADMIN', owner: 'transport', parseParams: noParams },
   /** Besu's levels, exact case; logger-name filters are accepted (Basalt has one logger tree). */
   admin_changeLogLevel: {
