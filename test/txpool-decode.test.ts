@@ -418,13 +418,13 @@ test('native recovery agrees with ethereumjs for many keys', (t) => {
   }
 });
 
-test('piscina task returns plain data or a plain error object', (t) => {
+test('piscina task returns plain data or a plain error object', async (t) => {
   const raw = createLegacyTx({ nonce: 0, gasPrice: 1000, gasLimit: 21000, to: RECIPIENT }, { common: signingCommon })
     .sign(key)
     .serialize();
-  const ok = decodeTask({ raw, rules: prague });
+  const ok = await decodeTask({ raw, rules: prague });
   t.true('ok' in ok && ok.ok.nonce === 0n);
-  const failed = decodeTask({ raw: new Uint8Array([1, 2, 3]), rules: prague });
+  const failed = await decodeTask({ raw: new Uint8Array([1, 2, 3]), rules: prague });
   t.deepEqual(failed, { error: { code: -32602, message: 'Invalid params' } });
   // Structured clone keeps the decoded transaction intact, as a worker hand-off would.
   if ('ok' in ok) t.deepEqual(structuredClone(ok.ok), ok.ok);

@@ -145,7 +145,7 @@ function javaInstant(epochMs: number): string {
 function pendingView(hash: Uint8Array): Json {
   const tx = pool.getByHash(hash);
   if (!tx) return null;
-  return formatPendingTransaction(createTxFromRLP(tx.raw, { common }), { address: tx.sender, publicKey: tx.senderPublicKey });
+  return formatPendingTransaction(createTxFromRLP(tx.canonical ?? tx.raw, { common }), { address: tx.sender, publicKey: tx.senderPublicKey });
 }
 
 const handlers = {
@@ -155,7 +155,7 @@ const handlers = {
     return handler(params);
   },
   select: ({ maxCount, gasLimit, baseFee }: { maxCount: number; gasLimit: bigint; baseFee?: bigint }) =>
-    pool.selectForBlock({ maxCount, gasLimit, baseFee }).map((tx) => ({ raw: tx.raw, hash: tx.hash, senderPublicKey: tx.senderPublicKey })),
+    pool.selectForBlock({ maxCount, gasLimit, baseFee }).map((tx) => ({ raw: tx.canonical ?? tx.raw, hash: tx.hash, senderPublicKey: tx.senderPublicKey })),
   nextNonce: ({ address }: { address: Uint8Array }) => pool.nextNonce(address) ?? null,
   pendingTx: ({ hash }: { hash: Uint8Array }) => pendingView(hash),
   drop: ({ hashes }: { hashes: Uint8Array[] }) => {

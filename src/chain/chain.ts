@@ -4,7 +4,7 @@ import { createMPT } from '@ethereumjs/mpt';
 import { RLP } from '@ethereumjs/rlp';
 import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
 import type { TypedTransaction } from '@ethereumjs/tx';
-import { Capability, createTxFromRLP } from '@ethereumjs/tx';
+import { Capability, createTxFromRLP, isBlob4844Tx } from '@ethereumjs/tx';
 import {
   KECCAK256_RLP,
   bigIntToBytes,
@@ -318,6 +318,9 @@ export class Chain {
       let gasUsed = 0n;
       const deadline = Date.now() + req.maxBuildMs;
       const txCommon = txCommonFor(this.spec.chainId, common.hardfork());
+      const blobGasPerBlob = common.isActivatedEIP(4844) ? common.param('blobGasPerBlob') : 0n;
+      const maxBlobGasPerBlock = common.isActivatedEIP(4844) ? common.getBlobGasSchedule().maxBlobGasPerBlock : 0n;
+      let blobGasUsed = 0n;
       let lastYield = Date.now();
       for (const candidate of req.transactions) {
         const now = Date.now();
@@ -332,6 +335,8 @@ export class Chain {
         // The pool recovered and checked this signature already; trusting it skips a second recovery.
         (tx.cache as { senderPubKey?: Uint8Array }).senderPubKey = candidate.senderPublicKey;
         if (gasUsed + tx.gasLimit > parent.gasLimit) continue;
+        const txBlobGas = isBlob4844Tx(tx) ? BigInt(tx.blobVersionedHashes.length) * blobGasPerBlob : 0n;
+        if (txBlobGas > 0n && blobGasUsed + txBlobGas > maxBlobGasPerBlock) continue;
         let result;
         try {
           result = await runTx(vm, { tx, block: envBlock, blockGasUsed: gasUsed, skipHardForkValidation: true });
@@ -340,7 +345,9 @@ export class Chain {
           continue;
         }
         gasUsed += result.totalGasSpent;
+        blobGasUsed += txBlobGas;
         const receipt = toStoredReceipt(tx, result, gasUsed, headerData.baseFeePerGas as bigint | undefined);
+        if (txBlobGas > 0n) receipt.blobGasPrice = envBlock.header.getBlobGasPrice();
         receipts.push(receipt);
         consensusReceipts.push(
           encodeReceipt(
@@ -362,6 +369,7 @@ export class Chain {
         receiptTrie: await receiptsRoot(consensusReceipts),
         logsBloom: bloom.bitvector,
         gasUsed,
+        ...(common.isActivatedEIP(4844) ? { blobGasUsed } : {}),
       };
       const block = this.spec.createBlock(builtHeader, included, common.isActivatedEIP(4895) ? [] : undefined);
       return { block, headerData: builtHeader, hash: block.hash(), receipts, rejected };

@@ -1,5 +1,6 @@
 import { Common, Mainnet } from '@ethereumjs/common';
 import { paramsTx } from '@ethereumjs/tx';
+import { KZG_UNAVAILABLE } from './kzg-unavailable.js';
 
 /**
  * A Common for constructing transactions (pool decoding, block building): chain id and fork rules only.
@@ -25,6 +26,8 @@ export function txCommonFor(chainId: bigint, hardfork: string): TxParamsCommon {
       chain: { ...Mainnet, chainId: Number(chainId) },
       hardfork,
       params: paramsTx,
+      // Constructing a blob transaction requires a KZG backend even though it is never called then.
+      customCrypto: { kzg: KZG_UNAVAILABLE },
     });
     commonCache.set(key, common);
   }

@@ -2,14 +2,24 @@
 import { toRpcErrorObject } from '../rpc/errors.js';
 import type { RpcErrorObject } from '../rpc/types.js';
 import { decodeRawTransaction } from './decode.js';
+import type { BlobVerifier } from './decode.js';
 import type { DecodedTx, TxRules } from './types.js';
 
 export type DecodeTaskResult = { ok: DecodedTx } | { error: RpcErrorObject };
 
-export default function decodeTask({ raw, rules }: { raw: Uint8Array; rules: TxRules }): DecodeTaskResult {
+export default async function decodeTask({ raw, rules }: { raw: Uint8Array; rules: TxRules }): Promise<DecodeTaskResult> {
   try {
-    return { ok: decodeRawTransaction(raw, rules) };
+    // Blob transactions (type 3) need KZG; its trusted setup takes seconds to load, so only then.
+    const kzg = raw[0] === 3 ? await loadBlobVerifier() : undefined;
+    return { ok: decodeRawTransaction(raw, rules, kzg) };
   } catch (err) {
     return { error: toRpcErrorObject(err) };
   }
+}
+
+let verifier: Promise<BlobVerifier> | undefined;
+
+function loadBlobVerifier(): Promise<BlobVerifier> {
+  verifier ??= import('kzg-wasm').then(({ loadKZG }) => loadKZG());
+  return verifier;
 }

@@ -14,11 +14,13 @@ import { RLP } from '@ethereumjs/rlp';
 import {
   create1559FeeMarketTxFromBytesArray,
   createAccessList2930TxFromBytesArray,
+  createBlob4844TxFromBytesArray,
   createEOACode7702TxFromBytesArray,
   createLegacyTxFromBytesArray,
 } from '@ethereumjs/tx';
 import { SECP256K1_ORDER, SECP256K1_ORDER_DIV_2, bytesToBigInt, bigIntToUnpaddedBytes } from '@ethereumjs/util';
 import { keccak_256 } from '@noble/hashes/sha3.js';
+import { sha256 } from '@noble/hashes/sha2.js';
 import secp256k1 from 'secp256k1';
 
 import { txCommonFor as commonFor } from '../chain/tx-common.js';
@@ -172,6 +174,8 @@ interface ParsedTx {
   /** The list the hash and signing hash are computed over (the tx payload, without a blob wrapper). */
   hashedEncoding: Uint8Array;
   hasBlobWrapper: boolean;
+  /** The network wrapper's sidecar: [blobs, commitments, proofs] (version 0 wrappers only). */
+  sidecar?: { version: number; blobs: Uint8Array[]; commitments: Uint8Array[]; proofs: Uint8Array[] };
 }
 
 function parseEnvelope(raw: Uint8Array): ParsedTx {
@@ -194,7 +198,13 @@ function parseEnvelope(raw: Uint8Array): ParsedTx {
   if (decoded.length !== 4 && decoded.length !== 5) throw undecodable('blob network wrapper length');
   const body = decoded[0];
   const hashedEncoding = new Uint8Array([3, ...RLP.encode(body as Uint8Array[])]);
-  return { type, values: body, hashedEncoding, hasBlobWrapper: true };
+  const parts = decoded.length === 5 ? decoded.slice(2) : decoded.slice(1);
+  const version = decoded.length === 5 && decoded[1] instanceof Uint8Array ? Number(bytesToBigInt(decoded[1])) : 0;
+  if (!parts.every((part) => Array.isArray(part) && part.every((item) => item instanceof Uint8Array))) {
+    throw undecodable('blob network wrapper parts');
+  }
+  const [blobs, commitments, proofs] = parts as Uint8Array[][];
+  return { type, values: body, hashedEncoding, hasBlobWrapper: true, sidecar: { version, blobs: blobs!, commitments: commitments!, proofs: proofs! } };
 }
 
 function signingHash(parsed: ParsedTx, legacyChainId: bigint | undefined): Uint8Array {
@@ -248,7 +258,7 @@ function buildEthereumjsTx(type: TxType, values: RlpValue[], common: Common): { 
     case 4:
       return createEOACode7702TxFromBytesArray(values as BytesArrayOf<typeof createEOACode7702TxFromBytesArray>, opts);
     case 3:
-      throw new Error('blob transactions are rejected before construction');
+      return createBlob4844TxFromBytesArray(values as BytesArrayOf<typeof createBlob4844TxFromBytesArray>, opts);
   }
 }
 
@@ -261,7 +271,7 @@ function compact(bytes: Uint8Array): Uint8Array {
  * Decodes and statelessly validates a pooled transaction encoding; throws `RpcError` with Besu's code
  * and message for the first failing check.
  */
-export function decodeRawTransaction(raw: Uint8Array, rules: TxRules): DecodedTx {
+export function decodeRawTransaction(raw: Uint8Array, rules: TxRules, kzg?: BlobVerifier): DecodedTx {
   const parsed = parseEnvelope(raw);
   const { type, values } = parsed;
   const layout = LAYOUTS[type];
@@ -316,11 +326,7 @@ export function decodeRawTransaction(raw: Uint8Array, rules: TxRules): DecodedTx
   const sender = keccak_256(senderPublicKey).slice(12);
 
   if (!rules.allowedTypes.includes(type)) throw new RpcError(RpcErrors.INVALID_TRANSACTION_TYPE);
-  if (parsed.hasBlobWrapper) {
-    // Verifying blobs against their KZG commitments needs a KZG library, which Basalt does not ship;
-    // without that check no blob transaction can be admitted.
-    throw new RpcError(RpcErrors.BLOB_KZG_VALIDATION_FAILED);
-  }
+  if (parsed.sidecar) verifyBlobSidecar(parsed.sidecar, listAt(values, LAYOUTS[3].blobVersionedHashes!, 'blobVersionedHashes'), kzg);
 
   const common = commonFor(rules.chainId, rules.hardfork);
   if (common.isActivatedEIP(7825) && gasLimit > common.param('maxTransactionGasLimit')) {
@@ -365,5 +371,31 @@ export function decodeRawTransaction(raw: Uint8Array, rules: TxRules): DecodedTx
   if (toBytes.length === 20) decoded.to = toBytes;
   if (accessList !== undefined) decoded.accessList = accessList;
   if (authorizationList !== undefined) decoded.authorizationList = authorizationList;
+  if (parsed.hasBlobWrapper) decoded.canonical = parsed.hashedEncoding;
   return decoded;
+}
+
+/** The part of a KZG library the pool needs: checking blobs against their commitments and proofs. */
+export interface BlobVerifier {
+  verifyBlobProofBatch(blobs: string[], commitments: string[], proofs: string[]): boolean;
+}
+
+/**
+ * A pooled blob transaction carries its blobs: each must match its versioned hash (0x01 ‖ sha256 of
+ * the commitment, minus its first byte) and its KZG proof. Without a KZG library nothing is admitted.
+ */
+function verifyBlobSidecar(sidecar: NonNullable<ParsedTx['sidecar']>, versionedHashes: RlpValue[], kzg: BlobVerifier | undefined): void {
+  const { version, blobs, commitments, proofs } = sidecar;
+  const fail = () => new RpcError(RpcErrors.BLOB_KZG_VALIDATION_FAILED);
+  if (version !== 0 || kzg === undefined) throw fail();
+  const count = versionedHashes.length;
+  if (count === 0 || blobs.length !== count || commitments.length !== count || proofs.length !== count) throw fail();
+  for (let i = 0; i < count; i++) {
+    const hash = versionedHashes[i] as Uint8Array;
+    const expected = sha256(commitments[i]!);
+    expected[0] = 0x01;
+    if (!(hash instanceof Uint8Array) || Buffer.compare(Buffer.from(hash), Buffer.from(expected)) !== 0) throw fail();
+  }
+  const hex = (b: Uint8Array) => `0x${Buffer.from(b).toString('hex')}`;
+  if (!kzg.verifyBlobProofBatch(blobs.map(hex), commitments.map(hex), proofs.map(hex))) throw fail();
 }

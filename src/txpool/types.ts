@@ -41,6 +41,8 @@ export interface DecodedTx {
   hash: Uint8Array;
   /** The pooled encoding as received (what `raw` in the pending-transaction JSON shows). */
   raw: Uint8Array;
+  /** For a blob transaction: the encoding without its network wrapper, the form that goes into blocks. */
+  canonical?: Uint8Array;
   type: TxType;
   /** Absent only for a legacy transaction signed without EIP-155 replay protection. */
   chainId?: bigint;
