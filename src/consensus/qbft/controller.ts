@@ -80,8 +80,8 @@ interface Environment {
   nextRequest(): number;
 }
 
-/** Insertion-ordered set of the most recent keys. */
-class RecentKeys {
+/** Insertion-ordered set of the most recent keys (duplicate suppression). */
+export class RecentKeys {
   private readonly keys = new Map<string, true>();
   constructor(private readonly limit: number) {}
 

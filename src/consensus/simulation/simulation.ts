@@ -15,7 +15,7 @@ import { keccak_256 } from '@noble/hashes/sha3.js';
 import type { QbftTransition } from '../../chain/genesis.js';
 import { HeaderField } from '../qbft/block.js';
 import type { QbftBlock } from '../qbft/block.js';
-import { QbftController } from '../qbft/controller.js';
+import { QbftController, RecentKeys } from '../qbft/controller.js';
 import type { ConsensusEvent, ParentInfo } from '../qbft/core-types.js';
 import { checkHeaderRules, bytesEqual } from '../qbft/header-rules.js';
 import { MessageCode, createCommit, createPrepare, createProposal, createRoundChange, decodeMessage, messageAuthor } from '../qbft/messages.js';
@@ -140,17 +140,6 @@ export const START_MS = 1_700_000_000_000;
 
 const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex');
 
-class RecentSet {
-  private readonly keys = new Map<string, true>();
-  constructor(private readonly limit: number) {}
-  add(key: string): boolean {
-    if (this.keys.has(key)) return false;
-    this.keys.set(key, true);
-    if (this.keys.size > this.limit) this.keys.delete(this.keys.keys().next().value as string);
-    return true;
-  }
-}
-
 /** The simulated network: every node index can reach every other, unless partitioned. */
 class SimNetwork {
   private readonly copies = new Map<string, number>();
@@ -234,7 +223,7 @@ export class SimNode {
   readonly commitTimes = new Map<bigint, number>();
   refusedBlocks = 0;
   rejectedMessages = 0;
-  private readonly sentRecently = new RecentSet(GOSSIPED_HISTORY_LIMIT);
+  private readonly sentRecently = new RecentKeys(GOSSIPED_HISTORY_LIMIT);
   private importQueue: Promise<void> = Promise.resolve();
   private readonly syncRequested = new Map<number, number>();
   private rpcHandlers: QbftMethodHandlers | undefined;
@@ -490,7 +479,7 @@ class Adversary {
   readonly index: number;
   private readonly signer: Signer;
   private readonly seenSeals = new Map<string, Uint8Array[]>();
-  private readonly heard = new RecentSet(100_000);
+  private readonly heard = new RecentKeys(100_000);
   private readonly forged = new Set<string>();
 
   constructor(
