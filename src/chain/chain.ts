@@ -4,7 +4,7 @@ import { createMPT } from '@ethereumjs/mpt';
 import { RLP } from '@ethereumjs/rlp';
 import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
 import type { TypedTransaction } from '@ethereumjs/tx';
-import { Capability, createTxFromRLP, isBlob4844Tx } from '@ethereumjs/tx';
+import { createTxFromRLP, isBlob4844Tx } from '@ethereumjs/tx';
 import {
   KECCAK256_RLP,
   bigIntToBytes,
@@ -21,6 +21,7 @@ import { ChainStore } from './chain-store.js';
 import { KvStore } from './kv-store.js';
 import { StateDb } from './state-db.js';
 import { txCommonFor } from './tx-common.js';
+import { effectiveGasPrice } from './fees.js';
 import type { StoredReceipt } from './types.js';
 
 /** How long block building runs before it lets other messages through. */
@@ -429,15 +430,6 @@ async function receiptsRoot(encoded: Uint8Array[]): Promise<Uint8Array> {
   return trie.root();
 }
 
-/** Effective price per gas: a 1559-style transaction pays min(maxFee, baseFee + tip). */
-export function effectiveGasPrice(tx: TypedTransaction, baseFee: bigint | undefined): bigint {
-  if (tx.supports(Capability.EIP1559FeeMarket) && baseFee !== undefined) {
-    const t = tx as unknown as { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint };
-    const tip = t.maxFeePerGas - baseFee < t.maxPriorityFeePerGas ? t.maxFeePerGas - baseFee : t.maxPriorityFeePerGas;
-    return baseFee + tip;
-  }
-  return (tx as unknown as { gasPrice: bigint }).gasPrice;
-}
 
 type TxExecution = Awaited<ReturnType<typeof runTx>>;
 

@@ -11,6 +11,7 @@ import {
   isLegacyTx,
   type TypedTransaction,
 } from '@ethereumjs/tx';
+import { effectiveGasPrice } from '../chain/fees.js';
 import type { RawLog, StoredReceipt } from '../chain/types.js';
 import type { Json } from './types.js';
 
@@ -114,12 +115,7 @@ export function formatMinedTransaction(tx: TypedTransaction, loc: MinedTxLocatio
   out.from = toData(loc.sender ?? tx.getSenderAddress().bytes);
   out.gas = toQuantity(tx.gasLimit);
   if (hasFeeMarket(tx)) {
-    const baseFee = loc.baseFeePerGas;
-    const effective =
-      baseFee === undefined
-        ? tx.maxFeePerGas
-        : minBigInt(tx.maxFeePerGas, baseFee + tx.maxPriorityFeePerGas);
-    out.gasPrice = toQuantity(effective);
+    out.gasPrice = toQuantity(effectiveGasPrice(tx, loc.baseFeePerGas));
     out.maxPriorityFeePerGas = toQuantity(tx.maxPriorityFeePerGas);
     out.maxFeePerGas = toQuantity(tx.maxFeePerGas);
   } else {
@@ -371,6 +367,3 @@ export function formatReceipt(receipt: StoredReceipt, ctx: ReceiptContext): Json
   return out;
 }
 
-function minBigInt(a: bigint, b: bigint): bigint {
-  return a < b ? a : b;
-}
