@@ -23,6 +23,7 @@ import type { Json } from '../src/rpc/types.js';
 import type { DecodeTaskResult } from '../src/txpool/decode-task.js';
 import { txRulesFor } from '../src/txpool/decode.js';
 import { TransactionPool } from '../src/txpool/pool.js';
+import { matchesPendingFilters } from '../src/txpool/pending-filter.js';
 import type { TxRules } from '../src/txpool/types.js';
 import { Logger, setLogLevel } from '../src/util/log.js';
 
@@ -109,10 +110,12 @@ const rpcHandlers: MethodHandlers<'txpool'> = {
     // The layered pool has no fixed capacity in transactions: Besu reports -1.
     return { maxSize: -1, localCount: stats.localCount, remoteCount: stats.remoteCount };
   },
-  txpool_besuPendingTransactions({ limit }) {
+  txpool_besuPendingTransactions({ limit, filters }) {
+    // Besu filters first, then takes `limit` of what matched.
     const views: Json[] = [];
     for (const entry of pool.entries()) {
       if (limit !== undefined && views.length >= limit) break;
+      if (!matchesPendingFilters(entry.tx, filters)) continue;
       views.push(pendingView(entry.tx.hash));
     }
     return views;

@@ -8,6 +8,8 @@
  */
 import { RpcError, RpcErrors } from './errors.js';
 import type { RpcErrorObject } from './types.js';
+import { PENDING_TX_FIELDS } from '../txpool/pending-filter.js';
+import type { PendingTxFilter } from '../txpool/pending-filter.js';
 
 // ---------------------------------------------------------------------------------------------
 // Result types
@@ -568,4 +570,49 @@ export function parseStorageKeys(raw: unknown): Uint8Array[] {
 export function parseEnode(raw: unknown): string {
   if (typeof raw !== 'string') return fail(RpcErrors.INVALID_ENODE_PARAMS);
   return raw;
+}
+
+/**
+ * The filter object of txpool_besuPendingTransactions: `{"<field>": {"<operator>": "<value>"}}`,
+ * one operator per field, operators case-insensitive; `from` takes only `eq`, `to` only `eq` or
+ * `action`, and `action` only `to`. Every violation is Besu's -32602 "Invalid filter params".
+ */
+export function parsePendingTxFilters(raw: unknown): PendingTxFilter[] {
+  if (raw === undefined || raw === null) return [];
+  if (!isPlainObject(raw)) return fail(RpcErrors.INVALID_PENDING_TRANSACTIONS_PARAMS);
+  const filters: PendingTxFilter[] = [];
+  for (const field of PENDING_TX_FIELDS) {
+    const spec = raw[field];
+    if (spec === undefined || spec === null) continue;
+    if (!isPlainObject(spec)) return fail(RpcErrors.INVALID_PENDING_TRANSACTIONS_PARAMS);
+    const entries = Object.entries(spec);
+    if (entries.length === 0) continue;
+    if (entries.length > 1) return fail(RpcErrors.INVALID_FILTER_PARAMS); // Besu: Only one operator per filter type allowed
+    const [name, value] = entries[0]!;
+    const operator = name.toLowerCase();
+    if (operator !== 'eq' && operator !== 'gt' && operator !== 'lt' && operator !== 'action') {
+      return fail(RpcErrors.INVALID_FILTER_PARAMS); // Besu: Unknown field expected one of `eq`, `gt`, `lt`, `action`
+    }
+    if (field === 'from' && operator !== 'eq') {
+      return fail(RpcErrors.INVALID_FILTER_PARAMS); // Besu: The `from` filter only supports the `eq` operator
+    }
+    if (field === 'to' && operator !== 'eq' && operator !== 'action') {
+      return fail(RpcErrors.INVALID_FILTER_PARAMS); // Besu: The `to` filter only supports the `eq` or `action` operator
+    }
+    if (field !== 'to' && operator === 'action') {
+      return fail(RpcErrors.INVALID_FILTER_PARAMS); // Besu: The operator `action` is only supported by the `to` filter
+    }
+    if (field === 'to' && operator === 'action') filters.push({ field, operator });
+    else if (field === 'from' || field === 'to') filters.push({ field, operator: 'eq', address: parseAddress(value, RpcErrors.INVALID_FILTER_PARAMS) });
+    else filters.push({ field, operator: operator as 'eq' | 'gt' | 'lt', quantity: parseFilterQuantity(value) });
+  }
+  return filters;
+}
+
+/** A filter value: `0x` hex or decimal digits (Besu decodes both). */
+function parseFilterQuantity(raw: unknown): bigint {
+  if (typeof raw === 'string' && /^0x[0-9a-fA-F]{1,64}$/.test(raw)) return BigInt(raw);
+  if (typeof raw === 'string' && /^[0-9]{1,78}$/.test(raw)) return BigInt(raw);
+  if (typeof raw === 'number' && Number.isSafeInteger(raw) && raw >= 0) return BigInt(raw);
+  return fail(RpcErrors.INVALID_FILTER_PARAMS);
 }

@@ -10,6 +10,7 @@ import { RpcError, RpcErrors } from '../errors.js';
 import type { RpcErrorObject } from '../types.js';
 import { LOG_LEVELS } from '../../util/log.js';
 import type { LogLevel } from '../../util/log.js';
+import type { PendingTxFilter } from '../../txpool/pending-filter.js';
 import {
   javaLongDecode,
   parseAddress,
@@ -22,6 +23,7 @@ import {
   parseFilterId,
   parseHash,
   parseLogFilter,
+  parsePendingTxFilters,
   parseRewardPercentiles,
   parseStorageKeys,
   parseUnsignedInt,
@@ -44,7 +46,7 @@ export type FilterIdParams = { id: string };
 export type RawByHashParams = { hash: Uint8Array };
 export type TraceTransactionParams = { hash: Uint8Array; options: TraceOptions };
 export type TraceOptions = { disableStorage: boolean; disableMemory: boolean; disableStack: boolean };
-export type PendingTransactionsParams = { limit?: number };
+export type PendingTransactionsParams = { limit?: number; filters: PendingTxFilter[] };
 export type EnodeParams = { enode: string };
 export type LogLevelParams = { level: LogLevel };
 
@@ -238,8 +240,10 @@ export const parityMethods = {
   txpool_besuPendingTransactions: {
     group: 'TXPOOL',
     owner: 'txpool',
-    parseParams: (raw: readonly unknown[]): PendingTransactionsParams =>
-      raw[0] === undefined || raw[0] === null ? {} : { limit: parseUnsignedInt(raw[0], RpcErrors.INVALID_TRANSACTION_LIMIT_PARAMS) },
+    parseParams: (raw: readonly unknown[]): PendingTransactionsParams => ({
+      ...(raw[0] === undefined || raw[0] === null ? {} : { limit: parseUnsignedInt(raw[0], RpcErrors.INVALID_TRANSACTION_LIMIT_PARAMS) }),
+      filters: parsePendingTxFilters(raw[1]),
+    }),
   },
 
   // --- debug ---
