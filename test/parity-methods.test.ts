@@ -9,7 +9,9 @@ import { keccak_256 } from '@noble/hashes/sha3.js';
 import { createHeadBuffer, HeadReader } from '../src/transport/head-view.js';
 import { createLocalMethods } from '../src/transport/local-methods.js';
 import { RpcError } from '../src/rpc/errors.js';
-import { removeDataPath } from './helpers/node-process.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { BESU_FIXTURES, removeDataPath } from './helpers/node-process.js';
 import { startBesuTestChainNode, type ServedNode } from './helpers/parity-node.js';
 
 let node: ServedNode;
@@ -161,4 +163,18 @@ test('simulations on a Frontier block leave that block\'s state as it was', asyn
   await result('eth_estimateGas', [{ from: sender, to: '0x8888f1f195afa192cfee860698584c030f4c9db1', value: '0x1' }, '0x8']);
   t.is(await result('eth_getBalance', [sender, '0x8']), before);
   t.is(await result('eth_getTransactionCount', [sender, '0x8']), nonceBefore);
+});
+
+test('eth_config: Besu\'s fixture answer, with the EIP-2124 fork id of this genesis', async (t) => {
+  const fixture = JSON.parse(readFileSync(join(BESU_FIXTURES, 'rpc/eth/eth_config.json'), 'utf8')) as {
+    response: { result: { current: { forkId: string } } };
+  };
+  const answer = await result<{ current: { forkId: string }; next: unknown; last: unknown }>('eth_config');
+  // Besu's harness reports CRC32(genesis hash) alone (0x97fa8ff0); the hash over London at 33,
+  // Shanghai and Cancun (test/genesis.test.ts derives it independently) is 0xf3cf4bb5.
+  t.is(answer.current.forkId, '0xf3cf4bb5');
+  const expected = structuredClone(fixture.response.result);
+  expected.current.forkId = answer.current.forkId;
+  t.deepEqual(answer, expected);
+  t.deepEqual(Object.keys(answer.current), Object.keys(fixture.response.result.current), 'Besu\'s key order');
 });

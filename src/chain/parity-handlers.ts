@@ -20,6 +20,7 @@ import type { Chain } from './chain.js';
 import { FilterRegistry, bloomMayMatch, logMatches, type InstalledFilter } from './logs.js';
 import type { StoredReceipt } from './types.js';
 import { traceTransaction } from './struct-log-tracer.js';
+import { ethConfig } from './fork-config.js';
 
 /** The chain-owned methods this file answers. */
 export type ParityChainMethod =
@@ -35,6 +36,7 @@ export type ParityChainMethod =
   | 'eth_feeHistory'
   | 'eth_maxPriorityFeePerGas'
   | 'eth_blobBaseFee'
+  | 'eth_config'
   | 'eth_getProof'
   | 'eth_getLogs'
   | 'eth_newFilter'
@@ -312,6 +314,18 @@ export function parityHandlers(chain: Chain, blocks: BlockResolver, options: Par
     eth_blobBaseFee: () => {
       const header = chain.getHeadBlock().header;
       return toQuantity(header.excessBlobGas === undefined ? 1n : header.calcNextBlobGasPrice(header.common));
+    },
+    eth_config: async () => {
+      const genesis = await store.getBlockByNumber(0n);
+      if (genesis === undefined) throw new Error('the chain has no genesis block');
+      return ethConfig({
+        schedule: chain.spec.common.hardforks(),
+        chainId: chain.spec.chainId,
+        genesisHash: genesis.hash(),
+        genesisTimestamp: genesis.header.timestamp,
+        headFork: chain.getHeadBlock().common.hardfork(),
+        blockTimestamp: async (number) => (await store.getBlockByNumber(number))?.header.timestamp,
+      });
     },
     eth_getProof: async ({ address, storageKeys, block }) => {
       const found = await blocks.blockByRef(block);

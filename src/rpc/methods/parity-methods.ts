@@ -138,6 +138,7 @@ export const parityMethods = {
   },
   eth_maxPriorityFeePerGas: { group: 'ETH', owner: 'chain', parseParams: noParams },
   eth_blobBaseFee: { group: 'ETH', owner: 'chain', parseParams: noParams },
+  eth_config: { group: 'ETH', owner: 'chain', parseParams: noParams },
 
   // --- state proofs and simulation ---
   eth_getProof: {
