@@ -104,3 +104,37 @@ test('blocks built on one chain import with runBlock into another with identical
     removeDataPath(pathB);
   }
 });
+
+test('a QBFT chain whose London starts at block 2: the builder doubles the gas limit there, and the block imports', async (t) => {
+  const genesis = structuredClone(dev.genesisJson) as { config: Record<string, unknown>; baseFeePerGas?: string };
+  // Berlin-era start, London (and nothing later) at block 2.
+  for (const key of Object.keys(genesis.config)) if (/^(shanghai|cancun|prague|osaka)Time$/i.test(key) || /^londonBlock$/i.test(key)) delete genesis.config[key];
+  genesis.config.londonBlock = 2;
+  delete genesis.baseFeePerGas;
+  const json = JSON.stringify(genesis);
+  const pathA = tempDataPath();
+  const pathB = tempDataPath();
+  const a = await Chain.open(pathA, await chainSpecFromGenesis(json));
+  const b = await Chain.open(pathB, await chainSpecFromGenesis(json));
+  try {
+    const validators = decodeExtraData(a.getHead().extraData).validators;
+    const limits: bigint[] = [a.getHeadBlock().header.gasLimit];
+    for (let i = 0; i < 3; i++) {
+      const head = a.getHead();
+      const unsealed = { vanity: new Uint8Array(32), validators, round: 0, seals: [] as Uint8Array[] };
+      const built = await a.buildBlock({ timestamp: head.timestamp + 1n, coinbase: addressOf(dev.validatorKey), extraData: encodeExtraData(unsealed), maxBuildMs: 1000, transactions: [] });
+      const event = await a.importBuilt(built, encodeExtraData({ ...unsealed, seals: [signCommitSeal(built.hash, dev.validatorKey)] }));
+      const block = await a.store.getBlock(event.head.hash);
+      limits.push(block!.header.gasLimit);
+      const imported = await b.importBlock(b.spec.decodeBlock(block!.serialize()));
+      t.is(bytesToHex(imported.head.hash), bytesToHex(event.head.hash));
+    }
+    t.deepEqual(limits.slice(1), [limits[0]!, limits[0]! * 2n, limits[0]! * 2n], 'doubled at the London block, kept after');
+    t.is(a.getHeadBlock().header.baseFeePerGas !== undefined, true);
+  } finally {
+    await a.close();
+    await b.close();
+    removeDataPath(pathA);
+    removeDataPath(pathB);
+  }
+});

@@ -71,7 +71,7 @@ test('unknown option: the suggestion line comes before the blank line', async (t
   t.is(result.code, 2);
   t.is(
     result.stderr,
-    "Unknown option: '--p2p-prt=1'\nPossible solutions: --p2p-enabled, --p2p-host, --p2p-port, --p2p-peer-upper-bound\n\nTo display full help:\nbasalt [COMMAND] --help\n",
+    "Unknown option: '--p2p-prt=1'\nPossible solutions: --p2p-enabled, --p2p-host, --p2p-interface, --p2p-port, --p2p-peer-upper-bound\n\nTo display full help:\nbasalt [COMMAND] --help\n",
   );
 });
 

@@ -76,6 +76,7 @@ function setup(emptyPeriod: number, transactionsAt: (height: bigint) => number) 
     importBlock: async () => {
       calls.push('importBlock');
     },
+    validateBlock: async () => ({ valid: false, reason: 'no proposals from peers in this test' }),
     dropTransactions: async () => undefined,
     headers: (from, to) => chain.headers(from, to),
     headerByHash: async () => null,

@@ -135,11 +135,13 @@ test('fee and node facts', async (t) => {
   t.deepEqual((await call('eth_feeHistory', ['0x0', 'latest'])).error, { code: -32602, message: 'Invalid block count params' });
 });
 
-test('admin methods without devp2p: disabled, or not running', (t) => {
+// admin_nodeInfo, admin_peers, admin_addPeer/removePeer and net_enode belong to the p2p actor: see
+// test/p2p-node.test.ts. The transport keeps the peer count and the static facts.
+test('transport node facts with and without devp2p', (t) => {
   const head = new HeadReader(createHeadBuffer());
-  const base = { clientVersion: 'x', networkId: 1n, chainId: 1n, apis: ['ADMIN'], head };
-  const disabled = createLocalMethods({ ...base, p2pEnabled: false });
-  const enabled = createLocalMethods({ ...base, p2pEnabled: true });
+  const base = { clientVersion: 'x', networkId: 1n, chainId: 1n, apis: ['ADMIN'], head, ethProtocolVersion: 68 };
+  const disabled = createLocalMethods({ ...base, p2pEnabled: false, jsonRpc: { host: '127.0.0.1', port: 8545 } });
+  const enabled = createLocalMethods({ ...base, p2pEnabled: true, peerCount: () => 2, p2p: { host: '127.0.0.1', port: 30303 } });
   const errorOf = (fn: () => unknown) => {
     try {
       fn();
@@ -148,11 +150,12 @@ test('admin methods without devp2p: disabled, or not running', (t) => {
       return err instanceof RpcError ? err.toObject() : err;
     }
   };
-  t.deepEqual(errorOf(() => disabled.admin_nodeInfo(null)), { code: -32000, message: 'P2P has been disabled. This functionality is not available' });
-  t.deepEqual(errorOf(() => disabled.admin_peers(null)), { code: -32000, message: 'P2P has been disabled. This functionality is not available' });
-  t.deepEqual(errorOf(() => enabled.net_enode(null)), { code: -32000, message: 'P2P network is not running' });
-  t.deepEqual(enabled.admin_peers(null), []);
-  t.is(enabled.eth_protocolVersion(null), null);
+  t.deepEqual(errorOf(() => disabled.net_peerCount(null)), { code: -32000, message: 'P2P has been disabled. This functionality is not available' });
+  t.is(enabled.net_peerCount(null), '0x2');
+  t.deepEqual(disabled.net_services(null), { jsonrpc: { host: '127.0.0.1', port: '8545' } });
+  t.deepEqual(enabled.net_services(null), { p2p: { host: '127.0.0.1', port: '30303' } });
+  t.is(enabled.eth_protocolVersion(null), '0x44');
+  t.is(createLocalMethods({ ...base, ethProtocolVersion: undefined, p2pEnabled: true }).eth_protocolVersion(null), null);
 });
 
 test('simulations on a Frontier block leave that block\'s state as it was', async (t) => {

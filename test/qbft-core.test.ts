@@ -294,11 +294,16 @@ test('the proposer of round r>0 re-proposes the best prepared block with its rou
   const controller = controllerFor(n1);
   controller.handle({ kind: 'newHeight', context: ctx }, now);
   const others = signers.filter((s) => s !== proposer1);
-  let actions: QbftAction[] = [];
+  const received: QbftAction[] = [];
   for (const [i, s] of others.entries()) {
     const rc = createRoundChange(s, 1n, 1, i === 0 ? { block, prepares, round: 0 } : undefined);
-    actions = controller.handle({ kind: 'message', code: rc.code, data: rc.data }, now);
+    received.push(...controller.handle({ kind: 'message', code: rc.code, data: rc.data }, now));
   }
+  // The round change carrying the prepared block counts once that block executed (Besu executes it too).
+  t.false(only(received, 'broadcast').some((a) => a.message.code === MessageCode.PROPOSAL));
+  const execution = only(received, 'validateBlock')[0]!;
+  t.is(hex(execution.block.hash()), hex(block.hash()));
+  const actions = controller.handle({ kind: 'blockValidated', request: execution.request, valid: true }, now + 5);
   const proposal = only(actions, 'broadcast').map((a) => a.message).find((m): m is ProposalMessage => m.code === MessageCode.PROPOSAL)!;
   t.truthy(proposal, 'a quorum of round changes makes the round-1 proposer propose at once');
   t.is(proposal.signed.payload.round, 1);
@@ -399,10 +404,10 @@ test('transition settings are cumulative; a blank beneficiary reverts to the coi
   t.is(schedule.settingsFor(9n).blockReward, 10n);
   t.is(schedule.settingsFor(10n).blockReward, 0n);
   t.is(schedule.settingsFor(25n).blockPeriodSeconds, 5);
-  t.is(hex(schedule.beneficiaryFor(25n, address(1))), hex(beneficiary));
+  t.is(hex(schedule.beneficiaryFor({ number: 25n, timestamp: T0 }, address(1))), hex(beneficiary));
   t.is(schedule.settingsFor(35n).validatorSelectionMode, 'contract');
   t.is(schedule.settingsFor(35n).blockPeriodSeconds, 5, 'inherited');
-  t.is(hex(schedule.beneficiaryFor(45n, address(1))), hex(address(1)));
+  t.is(hex(schedule.beneficiaryFor({ number: 45n, timestamp: T0 }, address(1))), hex(address(1)));
   t.is(schedule.settingsFor(45n).validatorSelectionMode, 'contract');
   t.throws(() => new QbftSchedule(QBFT_CONFIG, [{ block: 5n, validatorSelectionMode: 'contract' }]), { message: /validatorcontractaddress/ });
   t.throws(() => new QbftSchedule({ ...QBFT_CONFIG, validatorContractAddress: contract }, [{ block: 5n, validatorSelectionMode: 'blockheader' }]), {

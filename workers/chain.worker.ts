@@ -123,5 +123,7 @@ function makeHandlers(chain: Chain, rpc: ChainRpc): Parameters<ChainMailbox['ser
       announce(event);
       return { number: event.head.number, hash: event.head.hash };
     },
+    // Only QBFT consensus asks: its blocks follow the QBFT rules (consensus checked the header already).
+    consensusValidateBlock: ({ rlp }) => chain.validateBlock(rlp, { consensus: 'qbft' }),
   };
 }

@@ -5,11 +5,20 @@
 import { workerData } from 'node:worker_threads';
 import { exposeControl } from '../src/actors/control.js';
 import { Mailbox } from '../src/actors/mailbox.js';
-import type { ChainEvents, ChainProtocol, ConsensusProtocol, RpcCall, TxPoolProtocol } from '../src/actors/protocols.js';
+import type {
+  ChainEvents,
+  ChainProtocol,
+  ConsensusProtocol,
+  ConsensusToP2pEvents,
+  P2pToConsensusEvents,
+  RpcCall,
+  TxPoolProtocol,
+} from '../src/actors/protocols.js';
 import type { ConsensusActorData } from '../src/actors/worker-data.js';
 import { NodeConsensus, systemClock } from '../src/consensus/node-consensus.js';
 import type { ConsensusNetwork, NodeChainPorts } from '../src/consensus/node-consensus.js';
 import { parseGenesisJson } from '../src/chain/genesis.js';
+import { messageAuthor } from '../src/consensus/qbft/messages.js';
 import { RpcError, RpcErrors } from '../src/rpc/errors.js';
 import type { MethodHandlers } from '../src/rpc/registry.js';
 import type { Json } from '../src/rpc/types.js';
@@ -21,11 +30,28 @@ const log = new Logger('Consensus');
 
 let consensus: NodeConsensus | undefined;
 
-/** No devp2p yet: consensus messages have no peer to go to. */
-const noPeers: ConsensusNetwork = {
-  broadcast: () => undefined,
-  gossip: () => undefined,
-};
+type P2pMailbox = Mailbox<Record<never, never>, Record<never, never>, ConsensusToP2pEvents, P2pToConsensusEvents>;
+
+/**
+ * QBFT messages go through the p2p actor to the connected validators of the current height; a
+ * gossiped one never back to its origin or its author (qbft-and-p2p.md §4.7). Without the p2p actor
+ * (`--p2p-enabled=false`) they have no peer to go to.
+ */
+function peerNetwork(p2p: P2pMailbox | undefined): ConsensusNetwork {
+  if (!p2p) return { broadcast: () => undefined, gossip: () => undefined };
+  const recipients = () => consensus?.controller.context?.validators ?? [];
+  return {
+    broadcast: (message) => p2p.emit('istanbulSend', { code: message.code, data: message.data, recipients: recipients(), excludeAddresses: [] }),
+    gossip: (message, origin) =>
+      p2p.emit('istanbulSend', {
+        code: message.code,
+        data: message.data,
+        recipients: recipients(),
+        excludeAddresses: [messageAuthor(message)],
+        ...(origin === undefined ? {} : { excludePeer: origin }),
+      }),
+  };
+}
 
 function answer(call: RpcCall): Promise<Json> | Json {
   const handlers = consensus?.rpc as Record<string, ((params: unknown) => Json | Promise<Json>) | undefined> | undefined;
@@ -43,6 +69,7 @@ exposeControl<null>({
     chain.serve(rpc);
     pool.serve(rpc);
     for (const port of data.ports.http) new Mailbox<Record<never, never>, ConsensusProtocol>(port).serve(rpc);
+    const p2p: P2pMailbox | undefined = data.ports.p2p === undefined ? undefined : new Mailbox(data.ports.p2p);
 
     if (!genesis.qbft) {
       log.info('The genesis has no qbft section: this node does not produce blocks');
@@ -62,6 +89,7 @@ exposeControl<null>({
       importBlock: async (rlp) => {
         await chain.request('consensusImportBlock', { rlp });
       },
+      validateBlock: (rlp) => chain.request('consensusValidateBlock', { rlp }),
       dropTransactions: async (hashes) => {
         await pool.request('drop', { hashes });
       },
@@ -76,13 +104,15 @@ exposeControl<null>({
         genesis,
         txSelectionShare: 0.75,
         maxTransactionsPerBlock: 20_000,
+        earlyRoundChange: data.qbftEarlyRoundChange,
       },
       ports,
-      noPeers,
+      peerNetwork(p2p),
       systemClock,
       (message, level = 'info') => log[level](message),
     );
     chain.on({ newHead: (event) => consensus?.onNewHead(event.head) });
+    p2p?.on({ istanbulMessage: ({ code, data: messageData, origin }) => consensus?.runner.onMessage(code, messageData, origin) });
     await consensus.start();
     return null;
   },

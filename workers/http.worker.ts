@@ -5,9 +5,10 @@
 import { workerData } from 'node:worker_threads';
 import { exposeControl } from '../src/actors/control.js';
 import { Mailbox, RemoteError } from '../src/actors/mailbox.js';
-import type { ChainProtocol, ConsensusProtocol, TxPoolProtocol } from '../src/actors/protocols.js';
+import type { ChainProtocol, ConsensusProtocol, P2pProtocol, TxPoolProtocol } from '../src/actors/protocols.js';
 import type { HttpActorData } from '../src/actors/worker-data.js';
-import { toRpcErrorObject } from '../src/rpc/errors.js';
+import { RpcErrors, toRpcErrorObject } from '../src/rpc/errors.js';
+import { ETH_PROTOCOL_VERSION } from '../src/p2p/eth-status.js';
 import { createMethodCaller } from '../src/rpc/jsonrpc.js';
 import type { RpcOutcome } from '../src/rpc/jsonrpc.js';
 import type { Wire } from '../src/rpc/types.js';
@@ -28,8 +29,11 @@ exposeControl<number>({
       chain: new Mailbox<ChainProtocol>(data.ports.chain),
       txpool: new Mailbox<TxPoolProtocol>(data.ports.txpool),
       consensus: new Mailbox<ConsensusProtocol>(data.ports.consensus),
+      p2p: data.ports.p2p === undefined ? undefined : new Mailbox<P2pProtocol>(data.ports.p2p),
     };
     const head = new HeadReader(data.headView);
+    const peerCounter = data.peerCountView === undefined ? undefined : new Int32Array(data.peerCountView);
+    const peerCount = () => (peerCounter === undefined ? 0 : Atomics.load(peerCounter, 0));
     const local = createLocalMethods({
       clientVersion: data.clientVersion,
       networkId: data.networkId ?? data.chainId,
@@ -37,11 +41,15 @@ exposeControl<number>({
       apis: data.apis,
       head,
       p2pEnabled: data.p2pEnabled,
+      peerCount,
+      ethProtocolVersion: ETH_PROTOCOL_VERSION,
       jsonRpc: { host: data.server.host, port: data.server.port },
+      ...(data.p2p === undefined ? {} : { p2p: data.p2p }),
     });
     const toActor = async (owner: keyof typeof actors, method: string, params: Wire): Promise<RpcOutcome> => {
       try {
-        const mailbox: Mailbox<{ rpc: ChainProtocol['rpc'] }> = actors[owner];
+        const mailbox: Mailbox<{ rpc: ChainProtocol['rpc'] }> | undefined = actors[owner];
+        if (mailbox === undefined) return { error: RpcErrors.P2P_DISABLED };
         return { result: await mailbox.request('rpc', { method, params }) };
       } catch (err) {
         return { error: err instanceof RemoteError ? err.error : toRpcErrorObject(err) };
@@ -51,7 +59,7 @@ exposeControl<number>({
     server = await startHttpServer({
       ...data.server,
       call,
-      health: () => ({ p2pEnabled: data.p2pEnabled, peerCount: 0 }),
+      health: () => ({ p2pEnabled: data.p2pEnabled, peerCount: peerCount() }),
     });
     return server.port;
   },

@@ -42,6 +42,8 @@ export type ChainProtocol = {
   consensusCall: { req: { blockNumber: bigint; to: Uint8Array; data: Uint8Array }; res: Uint8Array };
   /** Executes and stores a sealed block committed by the validators but built elsewhere. */
   consensusImportBlock: { req: { rlp: Uint8Array }; res: { number: bigint; hash: Uint8Array } };
+  /** Checks and executes a block another validator proposed, storing nothing (a later import may reuse the execution). */
+  consensusValidateBlock: { req: { rlp: Uint8Array }; res: { valid: boolean; reason?: string } };
 };
 
 /** Chain → subscribers (pool, consensus). */
@@ -73,3 +75,33 @@ export type ConsensusProtocol = {
 };
 
 export type { DecodedTx };
+
+/** Anyone → p2p: the admin_* / net_enode methods the p2p actor owns. */
+export type P2pProtocol = {
+  rpc: { req: RpcCall; res: Json };
+};
+
+/** A QBFT message consensus sends through the p2p actor (qbft-and-p2p.md §4.7). */
+export interface IstanbulSend {
+  /** QBFT message code 0x12–0x15 (istanbul-relative). */
+  code: number;
+  data: Uint8Array;
+  /** Validator addresses that should receive it (validators at the head). */
+  recipients: Uint8Array[];
+  /** Addresses never sent to (a gossiped message's author). */
+  excludeAddresses: Uint8Array[];
+  /** Node id (hex) of the peer a gossiped message came from. */
+  excludePeer?: string;
+}
+
+/** A QBFT message a peer sent; `origin` is its node id (hex). */
+export interface IstanbulReceived {
+  code: number;
+  data: Uint8Array;
+  origin: string;
+}
+
+/** Consensus → p2p. */
+export type ConsensusToP2pEvents = { istanbulSend: IstanbulSend };
+/** P2p → consensus. */
+export type P2pToConsensusEvents = { istanbulMessage: IstanbulReceived };

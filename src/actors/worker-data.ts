@@ -44,7 +44,10 @@ export interface ConsensusActorData extends ActorDataBase {
   nodeKey: Uint8Array;
   /** Vanity bytes written into every proposed block's extraData. */
   extraDataVanity: Uint8Array;
-  ports: { chain: MessagePort; txpool: MessagePort; http: MessagePort[] };
+  /** `--Xqbft-enable-early-round-change`: move rounds on f+1 round changes for higher rounds. */
+  qbftEarlyRoundChange: boolean;
+  /** `p2p` is absent when P2P is disabled: QBFT messages then have no peer to go to. */
+  ports: { chain: MessagePort; txpool: MessagePort; http: MessagePort[]; p2p?: MessagePort };
 }
 
 export interface HttpActorData extends ActorDataBase {
@@ -53,6 +56,31 @@ export interface HttpActorData extends ActorDataBase {
   chainId: bigint;
   clientVersion: string;
   p2pEnabled: boolean;
+  /** Advertised devp2p host and listening port (net_services), when P2P is on. */
+  p2p?: { host: string; port: number };
+  /** Connected-peer count written by the p2p actor (Int32 at index 0). */
+  peerCountView?: SharedArrayBuffer;
   headView: SharedArrayBuffer;
-  ports: { chain: MessagePort; txpool: MessagePort; consensus: MessagePort };
+  /** `p2p` is absent when P2P is disabled. */
+  ports: { chain: MessagePort; txpool: MessagePort; consensus: MessagePort; p2p?: MessagePort };
+}
+
+export interface P2pActorData extends ActorDataBase {
+  /** The node key: the RLPx identity, equal to the validator key (qbft-and-p2p.md §4.7). */
+  nodeKey: Uint8Array;
+  /** Hello client id and admin_nodeInfo name (web3_clientVersion). */
+  clientVersion: string;
+  /** `--p2p-host`: advertised in the enode. */
+  advertisedHost: string;
+  /** `--p2p-interface`: where the listener binds. */
+  listenHost: string;
+  listenPort: number;
+  maxPeers: number;
+  /** `--bootnodes`, dialled directly as static peers (no discovery). */
+  bootnodes: string[];
+  /** The p2p actor writes the connected-peer count here (Int32 at index 0) for the transports. */
+  peerCountView: SharedArrayBuffer;
+  /** The chain head published by the chain actor; the p2p actor follows it for Status and admin_nodeInfo. */
+  headView: SharedArrayBuffer;
+  ports: { chain: MessagePort; consensus: MessagePort; http: MessagePort[] };
 }

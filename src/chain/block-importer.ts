@@ -13,6 +13,7 @@ import type { BlockSlice } from './block-file.js';
 import { BlockFileError } from './block-file.js';
 import { InvalidBlockError, firstLine, validateBody, validateHeader, type ChainImportRules, type ImportRuleOptions } from './import-rules.js';
 import type { RecoveredSenders } from './sender-recovery-task.js';
+import type { SealedBlockCheck } from './block-validation-qbft.js';
 
 /** Why an import stopped: the block (by number when it decoded, else by file position) and the rule. */
 export class ImportFailure extends Error {
@@ -48,6 +49,8 @@ export interface ImportSummary extends ImportProgress {}
 export interface ImportOptions {
   /** The chain's header rules: consensus kind, fixed difficulty, seal check (see import-rules.ts). */
   rules: ChainImportRules;
+  /** Consensus rules of a sealed block against its parent, before anything else (QBFT: header rules and commit seals). */
+  checkSealedBlock?: SealedBlockCheck;
   /** How many blocks the file holds, for progress (0 when unknown). */
   total: number;
   /** Recovers senders of a batch of encoded blocks, off this thread; absent = recovered during execution. */
@@ -151,7 +154,16 @@ export async function importBlocks(chain: Chain, slices: Iterable<BlockSlice>, o
       });
     }
     const parentHeader: BlockHeader = chain.getHeadBlock().header;
-    const rules: ImportRuleOptions = { ...options.rules, recentAncestors: ancestors };
+    const rules: ImportRuleOptions = { ...options.rules, recentAncestors: ancestors, parentTotalDifficulty: head.totalDifficulty };
+    if (options.checkSealedBlock) {
+      let broken: string | undefined;
+      try {
+        broken = await options.checkSealedBlock(block, chain.getHeadBlock());
+      } catch (err) {
+        broken = firstLine(err);
+      }
+      if (broken !== undefined) throw failure(broken);
+    }
     try {
       validateHeader(block.header, parentHeader, rules);
       await validateBody(block, rules);

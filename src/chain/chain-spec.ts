@@ -4,6 +4,7 @@ import type { MerkleStateManager } from '@ethereumjs/statemanager';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import type { Withdrawal } from '@ethereumjs/util';
 import type { BlockRewardRules } from '../consensus/qbft/block-rewards.js';
+import type { MergeTransition } from './merge-transition.js';
 
 /**
  * What the chain needs to know about the network it runs, independent of how blocks are sealed:
@@ -28,4 +29,9 @@ export interface ChainSpec {
    * src/consensus/qbft/block-rewards.ts); absent when blocks pay nothing beyond fees to the coinbase.
    */
   readonly blockRewards?: BlockRewardRules;
+  /**
+   * The merge by terminal total difficulty, for an ethash chain whose genesis sets one: the chain
+   * reports its heads to it, and it switches `common` to Paris after the terminal block.
+   */
+  readonly merge?: MergeTransition;
 }

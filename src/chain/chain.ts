@@ -19,6 +19,13 @@ import type { ChainSpec } from './chain-spec.js';
 import { runBlockWithRewards } from '../consensus/qbft/block-rewards.js';
 import { ChainStore } from './chain-store.js';
 import { KvStore } from './kv-store.js';
+import { installPointEvaluation } from './kzg-point-evaluation.js';
+import { KzgVerifierPool } from './kzg-verifier.js';
+import type { KvOp } from './kv-store.js';
+import { ScratchState, adoptSenders, bodyDigest, canReuse, recoverSenders } from './block-validation.js';
+import type { BlockValidation, ExecutedBlock } from './block-validation.js';
+import { InvalidBlockError, firstLine, validateBody, validateHeader } from './import-rules.js';
+import type { ChainImportRules, ImportRuleOptions } from './import-rules.js';
 import { StateDb } from './state-db.js';
 import { txCommonFor } from './tx-common.js';
 import { effectiveGasPrice } from './fees.js';
@@ -26,6 +33,9 @@ import type { StoredReceipt } from './types.js';
 
 /** How long block building runs before it lets other messages through. */
 const YIELD_EVERY_MS = 10;
+
+/** How many ancestors ommer validation looks at (depth 1..6 plus the ommer's parent). */
+const OMMER_WINDOW = 7;
 
 /** EIP-4788's system contract; Besu (and ethereumjs) skip the call when it has no code. */
 const BEACON_ROOTS_ADDRESS = createAddressFromString('0x000F3df6D732807Ef1319fB7B8bB8522d0Beac02');
@@ -95,6 +105,10 @@ export class Chain {
   /** Serialises reads that move the read state manager's root. */
   private readLock: Promise<unknown> = Promise.resolve();
   private readRoot: Uint8Array = new Uint8Array();
+  /** Where proposed blocks are executed without being stored; opened on first use. */
+  private scratch: Promise<ScratchState> | undefined;
+  /** The last block validateBlock executed, which importBlock may store without executing it again. */
+  private executed: ExecutedBlock | undefined;
 
   private constructor(
     readonly spec: ChainSpec,
@@ -104,19 +118,27 @@ export class Chain {
     private readonly buildVm: VM,
     /** Reads and simulations (eth_call, eth_estimateGas) run here, never on the building state. */
     readonly readVm: VM,
+    /** Makes a VM over a state database the way every VM of this chain is made. */
+    private readonly newVm: (db: StateDb) => Promise<VM>,
+    /** The KZG check of the point-evaluation precompile, in its own thread (see kzg-point-evaluation.ts). */
+    private readonly kzgVerifier: KzgVerifierPool,
   ) {}
 
   static async open(location: string, spec: ChainSpec): Promise<Chain> {
     const kv = await KvStore.open(location);
+    const kzgVerifier = new KzgVerifierPool();
     try {
       const store = new ChainStore(kv, (rlp) => spec.decodeBlock(rlp));
       const stateDb = new StateDb(kv);
-      const buildState = await openState(stateDb);
-      const readState = await openState(stateDb);
       const blockchain = new BlockHashLookup(store);
-      const buildVm = await createVM({ common: spec.common.copy(), stateManager: buildState, blockchain });
-      const readVm = await createVM({ common: spec.common.copy(), stateManager: readState, blockchain });
-      const chain = new Chain(spec, kv, store, stateDb, buildVm, readVm);
+      const newVm = async (db: StateDb): Promise<VM> => {
+        const vm = await createVM({ common: spec.common.copy(), stateManager: await openState(db), blockchain });
+        installPointEvaluation(vm.evm, kzgVerifier.verify);
+        return vm;
+      };
+      const buildVm = await newVm(stateDb);
+      const readVm = await newVm(stateDb);
+      const chain = new Chain(spec, kv, store, stateDb, buildVm, readVm, newVm, kzgVerifier);
       await chain.initialise();
       return chain;
     } catch (err) {
@@ -136,7 +158,10 @@ export class Chain {
   /** Flushes nothing (every block is written whole) and releases the database. */
   async close(): Promise<void> {
     await this.exclusive(async () => {
+      // A validation in progress reads the database: let it finish first.
+      await this.scratch?.then((scratch) => scratch.idle(), () => undefined);
       await this.kv.close();
+      await this.kzgVerifier.close();
     });
   }
 
@@ -168,34 +193,99 @@ export class Chain {
   importBlock(block: Block): Promise<NewHeadEvent> {
     return this.exclusive(async () => {
       if (!equalsBytes(block.header.parentHash, this.head.hash)) throw new Error('parent block is not the head');
-      this.buildVm.common.setHardforkBy({ blockNumber: block.header.number, timestamp: block.header.timestamp });
+      const executed = this.executed;
+      this.executed = undefined;
+      if (canReuse(executed, block, block.hash(), this.head.hash)) {
+        // Executed moments ago as a proposal (validateBlock): store what that execution produced.
+        adoptSenders(block, executed.senderKeys);
+        this.stateDb.discardStaged();
+        const event = await this.storeAsHead(block, executed.receipts, executed.stateOps);
+        await this.resetBuildState();
+        return event;
+      }
       try {
-        // runBlock refuses a block whose state root, receipts root or gas used disagree with execution.
-        // With QBFT rewards configured, fees and the block reward go to the mining beneficiary.
-        const result = await runBlockWithRewards(this.buildVm, this.spec, block, {
-          root: this.head.stateRoot,
-          skipHeaderValidation: true,
-          skipBlockValidation: true,
-          setHardfork: true,
-        });
-        const blobGasPrice = block.header.excessBlobGas === undefined ? undefined : block.header.getBlobGasPrice();
-        const receipts = block.transactions.map((tx, i) => {
-          const consensusReceipt = result.receipts[i]!;
-          const receipt = toStoredReceipt(tx, result.results[i]!, consensusReceipt.cumulativeBlockGasUsed, block.header.baseFeePerGas);
-          // Before Byzantium a receipt commits to the state root after its transaction, not a status.
-          if ('stateRoot' in consensusReceipt) {
-            receipt.root = consensusReceipt.stateRoot;
-            delete receipt.status;
-          }
-          if (receipt.blobGasUsed !== undefined && blobGasPrice !== undefined) receipt.blobGasPrice = blobGasPrice;
-          return receipt;
-        });
+        const receipts = await this.execute(this.buildVm, block, this.head.stateRoot);
         return await this.storeAsHead(block, receipts);
       } catch (err) {
         await this.resetBuildState();
         throw err;
       }
     });
+  }
+
+  /**
+   * Checks and executes a block proposed on a stored block (normally the head) as `blocks import`
+   * and importBlock would — the header and body rules, then execution with its state root, receipts
+   * root, bloom, gas used and rewards — on a scratch state: nothing is written, the head and the
+   * building state stay as they are. A later importBlock of the same block reuses the execution.
+   */
+  async validateBlock(rlp: Uint8Array, rules: ChainImportRules): Promise<BlockValidation> {
+    this.scratch ??= ScratchState.open(this.kv, this.newVm);
+    const scratch = await this.scratch;
+    return scratch.run(async (vm, takeWrites) => {
+      let block: Block;
+      try {
+        block = this.spec.decodeBlock(rlp);
+      } catch (err) {
+        return { valid: false, reason: `undecodable block: ${firstLine(err)}` };
+      }
+      const parentHash = block.header.parentHash;
+      const parent = equalsBytes(parentHash, this.head.hash) ? this.headBlock : await this.store.getBlock(parentHash);
+      if (!parent) return { valid: false, reason: `unknown parent block ${bytesToHex(parentHash)}` };
+      try {
+        const options: ImportRuleOptions = { ...rules, recentAncestors: await this.ommerAncestors(block, parentHash) };
+        // Only a chain with a terminal total difficulty looks at the parent's.
+        if (rules.terminalTotalDifficulty !== undefined) options.parentTotalDifficulty = await this.store.getTotalDifficulty(parentHash);
+        validateHeader(block.header, parent.header, options);
+        const senderKeys = recoverSenders(block);
+        await validateBody(block, options);
+        const receipts = await this.execute(vm, block, parent.header.stateRoot);
+        this.executed = { hash: block.hash(), parentHash, bodyDigest: bodyDigest(block), receipts, stateOps: takeWrites(), senderKeys };
+        return { valid: true };
+      } catch (err) {
+        return { valid: false, reason: err instanceof InvalidBlockError ? err.reason : firstLine(err) };
+      }
+    });
+  }
+
+  /**
+   * Executes `block` on `vm` from its parent's state and makes its receipts. runBlock refuses a block
+   * whose state root, receipts root, bloom or gas used disagree with execution. With QBFT rewards
+   * configured, fees and the block reward go to the mining beneficiary.
+   */
+  private async execute(vm: VM, block: Block, parentStateRoot: Uint8Array): Promise<StoredReceipt[]> {
+    vm.common.setHardforkBy({ blockNumber: block.header.number, timestamp: block.header.timestamp });
+    const result = await runBlockWithRewards(vm, this.spec, block, {
+      root: parentStateRoot,
+      skipHeaderValidation: true,
+      skipBlockValidation: true,
+      setHardfork: true,
+    });
+    const blobGasPrice = block.header.excessBlobGas === undefined ? undefined : block.header.getBlobGasPrice();
+    return block.transactions.map((tx, i) => {
+      const consensusReceipt = result.receipts[i]!;
+      const receipt = toStoredReceipt(tx, result.results[i]!, consensusReceipt.cumulativeBlockGasUsed, block.header.baseFeePerGas);
+      // Before Byzantium a receipt commits to the state root after its transaction, not a status.
+      if ('stateRoot' in consensusReceipt) {
+        receipt.root = consensusReceipt.stateRoot;
+        delete receipt.status;
+      }
+      if (receipt.blobGasUsed !== undefined && blobGasPrice !== undefined) receipt.blobGasPrice = blobGasPrice;
+      return receipt;
+    });
+  }
+
+  /** Hashes of a block's ancestors within ommer depth, parent first; a block without ommers needs none. */
+  private async ommerAncestors(block: Block, parentHash: Uint8Array): Promise<Uint8Array[]> {
+    if (block.uncleHeaders.length === 0) return [];
+    const hashes = [parentHash];
+    for (let hash = parentHash; hashes.length < OMMER_WINDOW; ) {
+      const ancestor = await this.store.getBlock(hash);
+      if (!ancestor || ancestor.header.number === 0n) break;
+      hash = ancestor.header.parentHash;
+      hashes.push(hash);
+    }
+    return hashes;
   }
 
   /**
@@ -232,8 +322,16 @@ export class Chain {
     const block = await this.store.getBlock(headHash);
     const td = await this.store.getTotalDifficulty(headHash);
     if (!block || td === undefined) throw new Error(`database is inconsistent: head ${bytesToHex(headHash)} has no block`);
+    await this.spec.merge?.restore(block.header.number, td, (number) => this.canonicalTotalDifficulty(number));
     this.setHead(block, headHash, td);
     await this.resetBuildState();
+  }
+
+  private async canonicalTotalDifficulty(number: bigint): Promise<bigint> {
+    const hash = await this.store.getCanonicalHash(number);
+    const td = hash && (await this.store.getTotalDifficulty(hash));
+    if (td === undefined) throw new Error(`database is inconsistent: canonical block #${number} has no total difficulty`);
+    return td;
   }
 
   private async computeGenesisHash(): Promise<Uint8Array> {
@@ -257,6 +355,8 @@ export class Chain {
 
   private setHead(block: Block, hash: Uint8Array, totalDifficulty: bigint): void {
     const h = block.header;
+    // Blocks after the terminal block are proof-of-stake blocks: the spec's Common learns when.
+    this.spec.merge?.observeHead(h.number, totalDifficulty);
     this.headBlock = block;
     this.head = {
       number: h.number,
@@ -295,7 +395,11 @@ export class Chain {
     };
     if (common.isActivatedEIP(1559)) {
       headerData.baseFeePerGas = parent.baseFeePerGas === undefined ? 1_000_000_000n : parent.calcNextBaseFee();
+      // EIP-1559's first block: the limit is measured from twice the parent's (elasticity 2), so the
+      // block that keeps the same gas target doubles it (header rules refuse the undoubled one).
+      if (parent.baseFeePerGas === undefined) headerData.gasLimit = parent.gasLimit * 2n;
     }
+    const blockGasLimit = headerData.gasLimit as bigint;
     if (common.isActivatedEIP(4844)) {
       headerData.blobGasUsed = 0n;
       headerData.excessBlobGas = parent.excessBlobGas === undefined ? 0n : parent.calcNextExcessBlobGas(common);
@@ -304,7 +408,7 @@ export class Chain {
     if (common.isActivatedEIP(4895)) headerData.withdrawalsRoot = KECCAK256_RLP;
     // The block whose environment (number, time, coinbase, base fee) the transactions execute in;
     // with a QBFT mining beneficiary, fees (and COINBASE) go to it rather than the header coinbase.
-    const executionCoinbase = this.spec.blockRewards?.executionCoinbase(parent.number + 1n, req.coinbase) ?? req.coinbase;
+    const executionCoinbase = this.spec.blockRewards?.executionCoinbase(parent.number + 1n, req.timestamp, req.coinbase) ?? req.coinbase;
     const envBlock = this.spec.createBlock({ ...headerData, coinbase: executionCoinbase }, [], common.isActivatedEIP(4895) ? [] : undefined);
 
     try {
@@ -335,7 +439,7 @@ export class Chain {
         const tx = createTxFromRLP(candidate.raw, { common: txCommon });
         // The pool recovered and checked this signature already; trusting it skips a second recovery.
         (tx.cache as { senderPubKey?: Uint8Array }).senderPubKey = candidate.senderPublicKey;
-        if (gasUsed + tx.gasLimit > parent.gasLimit) continue;
+        if (gasUsed + tx.gasLimit > blockGasLimit) continue;
         const txBlobGas = isBlob4844Tx(tx) ? BigInt(tx.blobVersionedHashes.length) * blobGasPerBlob : 0n;
         if (txBlobGas > 0n && blobGasUsed + txBlobGas > maxBlobGasPerBlock) continue;
         let result;
@@ -359,7 +463,7 @@ export class Chain {
         bloom.or(result.bloom);
         included.push(tx);
       }
-      await this.spec.blockRewards?.finalizeBlockState(vm.stateManager, { number: parent.number + 1n, coinbase: req.coinbase });
+      await this.spec.blockRewards?.finalizeBlockState(vm.stateManager, { number: parent.number + 1n, timestamp: req.timestamp, coinbase: req.coinbase });
       await vm.evm.journal.commit();
       const stateRoot = await vm.stateManager.getStateRoot();
 
@@ -395,10 +499,11 @@ export class Chain {
     );
   }
 
-  private async storeAsHead(block: Block, receipts: StoredReceipt[]): Promise<NewHeadEvent> {
+  /** `stateOps`: the block's state writes, by default those the building state staged. */
+  private async storeAsHead(block: Block, receipts: StoredReceipt[], stateOps: KvOp[] = this.stateDb.drainStaged()): Promise<NewHeadEvent> {
     const hash = block.hash();
     const td = this.head.totalDifficulty + block.header.difficulty;
-    const ops = [...this.stateDb.drainStaged(), ...this.store.blockOps(block, hash, receipts, td)];
+    const ops = [...stateOps, ...this.store.blockOps(block, hash, receipts, td)];
     await this.kv.write(ops);
     this.store.rememberWritten(block, hash, receipts);
     this.setHead(block, hash, td);

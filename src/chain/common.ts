@@ -22,6 +22,7 @@ import nativeSecp from 'secp256k1';
 
 import { FORK_ORDER } from './genesis.js';
 import { KZG_UNAVAILABLE } from './kzg-unavailable.js';
+import { mergeTotalDifficulty } from './merge-transition.js';
 import type { ForkName, Genesis } from './genesis.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -76,8 +77,12 @@ function activationOf(genesis: Genesis, fork: ForkName): Activation | undefined 
   return configured.block !== undefined ? { block: configured.block } : { timestamp: configured.timestamp };
 }
 
-/** When Paris (PoS semantics: PREVRANDAO, no block reward) applies, in ethereumjs terms. */
+/**
+ * When Paris (PoS semantics: PREVRANDAO, no block reward) applies, in ethereumjs terms. A chain that
+ * merges by total difficulty has no fixed activation: see merge-transition.ts.
+ */
 function parisActivation(genesis: Genesis, configured: Map<ForkName, Activation>): Activation | undefined {
+  if (mergeTotalDifficulty(genesis) !== undefined) return undefined;
   const netsplit = configured.get('mergeNetsplitBlock');
   if (netsplit !== undefined) return netsplit;
   if (genesis.config.terminalTotalDifficulty === 0n) return { block: 0n };
@@ -116,7 +121,10 @@ export function hardforkSchedule(genesis: Genesis): HardforkTransitionConfig[] {
   }
 
   const schedule: HardforkTransitionConfig[] = [{ name: 'chainstart', block: 0 }];
+  const mergesByDifficulty = mergeTotalDifficulty(genesis) !== undefined && !configured.has('paris');
   for (const fork of FORK_ORDER) {
+    // Listed in its place but unscheduled (no block, no timestamp) until the chain reaches the TTD.
+    if (fork === 'paris' && mergesByDifficulty) schedule.push({ name: 'paris', block: null });
     const activation = resolved.get(fork);
     if (activation === undefined) continue;
     schedule.push(
@@ -126,16 +134,17 @@ export function hardforkSchedule(genesis: Genesis): HardforkTransitionConfig[] {
     );
   }
   // ethereumjs walks the list in order: a block fork listed after a timestamp fork would be skipped.
+  const scheduled = schedule.filter((entry) => entry.block !== null || entry.timestamp !== undefined);
   let seenTimestamp = false;
-  for (const entry of schedule) {
+  for (const entry of scheduled) {
     if (entry.block === null) seenTimestamp = true;
     else if (seenTimestamp) {
       throw new Error(`genesis fork schedule: block-numbered fork ${entry.name} follows a timestamp fork`);
     }
   }
-  for (let i = 1; i < schedule.length; i++) {
-    const previous = schedule[i - 1];
-    const current = schedule[i];
+  for (let i = 1; i < scheduled.length; i++) {
+    const previous = scheduled[i - 1];
+    const current = scheduled[i];
     const previousAt = previous.block ?? Number(previous.timestamp);
     const currentAt = current.block ?? Number(current.timestamp);
     if ((previous.block === null) === (current.block === null) && currentAt < previousAt) {

@@ -30,10 +30,17 @@ export interface ImportRuleOptions {
   verifySeal?: (header: BlockHeader) => void;
   /** Hashes of the canonical ancestors of the block within ommer depth (parent first). */
   recentAncestors: readonly Uint8Array[];
+  /**
+   * Besu's `terminalTotalDifficulty` of an ethash chain: a block whose parent's total difficulty
+   * reaches it is a proof-of-stake block, one whose parent's does not is a mined block.
+   */
+  terminalTotalDifficulty?: bigint;
+  /** The parent's total difficulty, which the TTD rule compares (absent: the rule is not checked). */
+  parentTotalDifficulty?: bigint;
 }
 
-/** The rules of a chain, without the per-block ancestor window the importer adds. */
-export type ChainImportRules = Omit<ImportRuleOptions, 'recentAncestors'>;
+/** The rules of a chain, without the per-block facts (ancestor window, parent TD) the importer adds. */
+export type ChainImportRules = Omit<ImportRuleOptions, 'recentAncestors' | 'parentTotalDifficulty'>;
 
 /** Besu's `MAXIMUM_UNCLE_GENERATION`: an ommer is at most six generations below the block. */
 const MAX_OMMER_DEPTH = 6n;
@@ -68,6 +75,7 @@ export function validateHeader(header: BlockHeader, parent: BlockHeader, options
   if (header.extraData.length > MAX_EXTRA_DATA_BYTES) {
     fail(`extra data is ${header.extraData.length} bytes, more than ${MAX_EXTRA_DATA_BYTES}`);
   }
+  validateTerminalTotalDifficulty(header, options);
   if (header.difficulty === 0n) {
     if (!header.nonce.every((byte) => byte === 0)) fail('a post-merge block must have a zero nonce');
     if (!equalsBytes(header.uncleHash, KECCAK256_RLP_ARRAY)) fail('a post-merge block must not have ommers');
@@ -77,6 +85,21 @@ export function validateHeader(header: BlockHeader, parent: BlockHeader, options
   const expected = options.fixedDifficulty ?? header.ethashCanonicalDifficulty(parent);
   if (header.difficulty !== expected) fail(`difficulty ${header.difficulty} is not the expected ${expected}`);
   options.verifySeal?.(header);
+}
+
+/** EIP-3675: which side of the merge a block is on follows from its parent's total difficulty. */
+function validateTerminalTotalDifficulty(header: BlockHeader, options: ImportRuleOptions): void {
+  const { terminalTotalDifficulty: ttd, parentTotalDifficulty: parentTd } = options;
+  if (ttd === undefined || parentTd === undefined) return;
+  if (parentTd >= ttd && header.difficulty !== 0n) {
+    fail(
+      `a proof-of-work block (difficulty ${header.difficulty}) cannot follow the terminal total difficulty ${ttd}: ` +
+        `the parent's total difficulty ${parentTd} reached it, so this block must be a proof-of-stake block`,
+    );
+  }
+  if (parentTd < ttd && header.difficulty === 0n) {
+    fail(`a proof-of-stake block cannot come before the terminal total difficulty ${ttd}: the parent's total difficulty is ${parentTd}`);
+  }
 }
 
 function validateBaseFee(header: BlockHeader, parent: BlockHeader): void {

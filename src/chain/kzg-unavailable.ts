@@ -7,9 +7,9 @@ import type { KZG } from '@ethereumjs/util';
  * decoding, hashing, importing and serving a block's blob transactions never touch KZG: a block
  * carries only versioned hashes, and the blobs with their proofs travel (and are checked) elsewhere.
  * So the chain's Common carries this object, which fails loudly if anything does call it. The two
- * places that would are the pool's check of a blob network wrapper (refused before it gets here, see
- * txpool/decode.ts) and the point-evaluation precompile (0x0a), whose calls then fail as an invalid
- * proof would.
+ * places that would are the pool's check of a blob network wrapper (the pool checks those itself with
+ * kzg-wasm, see txpool/decode-task.ts) and ethereumjs' point-evaluation precompile (0x0a), which the
+ * chain replaces with one that verifies in a worker thread (kzg-point-evaluation.ts).
  */
 function unavailable(): never {
   throw new Error('KZG is not available in this node');

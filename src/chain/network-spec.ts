@@ -5,6 +5,7 @@ import type { Withdrawal } from '@ethereumjs/util';
 import type { ChainSpec } from './chain-spec.js';
 import { buildGenesis, genesisBlock, writeGenesisState } from './common.js';
 import { parseGenesisJson } from './genesis.js';
+import { MergeTransition, mergeTotalDifficulty } from './merge-transition.js';
 import { createQbftHeader, qbftBlockFromRlp } from '../consensus/qbft/block-hash.js';
 import { qbftBlockRewardRules } from '../consensus/qbft/block-rewards.js';
 import { QbftSchedule } from '../consensus/qbft/schedule.js';
@@ -18,8 +19,10 @@ export async function chainSpecFromGenesis(genesisJson: string, networkId?: bigi
   const { common } = await buildGenesis(genesis);
   const qbft = genesis.consensus === 'qbft';
   const blockRewards = qbft ? qbftBlockRewardRules(QbftSchedule.fromGenesis(genesis)) : undefined;
+  const terminalTotalDifficulty = mergeTotalDifficulty(genesis);
   return {
     ...(blockRewards ? { blockRewards } : {}),
+    ...(terminalTotalDifficulty !== undefined ? { merge: new MergeTransition(terminalTotalDifficulty, common) } : {}),
     common,
     chainId: genesis.chainId,
     networkId: networkId ?? genesis.networkId,

@@ -76,6 +76,7 @@ export function renderHelp(commands: readonly CommandSummary[] = []): string {
     'Options:',
   ];
   for (const spec of OPTION_SPECS) {
+    if (spec.row.hidden) continue;
     const fallback = defaultOf(spec);
     const description = fallback === undefined ? spec.row.description : `${spec.row.description} (default: ${fallback})`;
     lines.push(...row(synopsisOf(spec), description));

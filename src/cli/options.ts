@@ -53,6 +53,8 @@ export interface OptionRow<K extends string, T, HasDefault extends boolean> {
   readonly default: HasDefault extends true ? T | (() => T) : undefined;
   /** How the default is shown in help when it is not a plain value. */
   readonly defaultText?: string;
+  /** Besu's hidden (`--X...` experimental) options: accepted everywhere, not listed in help. */
+  readonly hidden?: boolean;
 }
 
 interface RowSpec<K extends string, T> {
@@ -61,6 +63,7 @@ interface RowSpec<K extends string, T> {
   readonly kind: Kind<T>;
   readonly description: string;
   readonly defaultText?: string;
+  readonly hidden?: boolean;
 }
 
 /** An option that always has a value (given or default). */
@@ -257,6 +260,14 @@ export const NODE_OPTIONS = [
     description: 'A hex string representing the (32) bytes to be included in the extra data field of a mined block',
   }),
   option({
+    names: ['--Xqbft-enable-early-round-change'],
+    key: 'qbftEarlyRoundChange',
+    kind: booleanWithOptionalValue,
+    default: false,
+    hidden: true,
+    description: 'Enable early round change upon receiving f+1 valid future round change messages from different validators (experimental)',
+  }),
+  option({
     names: ['--min-gas-price'],
     key: 'minGasPrice',
     kind: wei,
@@ -336,6 +347,13 @@ export const NODE_OPTIONS = [
     kind: host,
     default: '127.0.0.1',
     description: 'IP address this node advertises to its peers',
+  }),
+  option({
+    names: ['--p2p-interface'],
+    key: 'p2pInterface',
+    kind: host,
+    default: '0.0.0.0',
+    description: 'The network interface address on which this node listens for P2P communication',
   }),
   option({
     names: ['--p2p-port'],

@@ -44,6 +44,8 @@ export interface NodeChainPorts {
   discardBuilt(): Promise<void>;
   /** Executes and stores a sealed block built elsewhere. */
   importBlock(rlp: Uint8Array): Promise<void>;
+  /** Checks and executes a block another validator proposed, without storing it. */
+  validateBlock(rlp: Uint8Array): Promise<{ valid: boolean; reason?: string }>;
   dropTransactions(hashes: Uint8Array[]): Promise<void>;
   headers(from: bigint, to: bigint): Promise<HeaderSummary[]>;
   headerByHash(hash: Uint8Array): Promise<HeaderSummary | null>;
@@ -64,6 +66,8 @@ export interface NodeConsensusConfig {
   /** Share of the block period the transaction loop may use (Besu: 75%). */
   txSelectionShare: number;
   maxTransactionsPerBlock: number;
+  /** `--Xqbft-enable-early-round-change` (default off). */
+  earlyRoundChange?: boolean;
 }
 
 export type LogFn = (message: string, level?: 'debug' | 'info' | 'warn' | 'error') => void;
@@ -99,8 +103,9 @@ export class NodeConsensus {
       duplicateMessageLimit: fixed.duplicateMessageLimit,
       futureMessagesLimit: fixed.futureMessagesLimit,
       futureMessagesMaxDistance: fixed.futureMessagesMaxDistance,
+      earlyRoundChange: config.earlyRoundChange ?? false,
     });
-    this.runner = new QbftRunner(this.controller, this.ports(), scheduler);
+    this.runner = new QbftRunner(this.controller, this.ports(), scheduler, { messageQueueLimit: fixed.messageQueueLimit });
     this.rpc = {
       ...this.qbftRpc(chain),
       eth_mining: () => !this.runner.isPaused,
@@ -150,11 +155,8 @@ export class NodeConsensus {
   private ports(): QbftPorts {
     return {
       buildBlock: (request) => this.build(request),
-      validateBlock: async () => ({
-        // Proposals only come from peers, and the devp2p layer that brings them is not there yet.
-        valid: false,
-        reason: 'executing blocks proposed by other validators needs the devp2p layer',
-      }),
+      // The header rules were checked by the state machine; the chain checks the rest and executes.
+      validateBlock: (block) => this.chain.validateBlock(block.encode()),
       importBlock: (block) => this.importCommitted(block),
       broadcast: (message) => this.network.broadcast(message),
       gossip: (message, origin) => this.network.gossip(message, origin),
@@ -177,7 +179,7 @@ export class NodeConsensus {
       this.heldHash = undefined;
       await this.chain.discardBuilt();
     }
-    const period = this.schedule.settingsFor(request.height).blockPeriodSeconds;
+    const period = this.schedule.settingsFor(request.height, request.timestamp).blockPeriodSeconds;
     const transactions = await this.chain.selectTransactions({
       maxCount: this.config.maxTransactionsPerBlock,
       gasLimit: head.gasLimit,
@@ -234,6 +236,9 @@ export class NodeConsensus {
         return;
       case 'emptyBlockSkipped':
         this.log(`QBFT: no transactions for block ${event.height}, waiting for the empty-block period`, 'debug');
+        return;
+      case 'messageQueueFull':
+        this.log(`QBFT: more than ${event.limit} messages waiting, dropping new ones (${event.dropped} dropped so far)`, 'warn');
         return;
       case 'proposed':
         return;

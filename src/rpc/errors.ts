@@ -110,6 +110,11 @@ export const RpcErrors = {
   P2P_DISABLED: { code: -32000, message: 'P2P has been disabled. This functionality is not available' },
   P2P_NETWORK_NOT_RUNNING: { code: -32000, message: 'P2P network is not running' },
   CANT_CONNECT_TO_LOCAL_PEER: { code: -32100, message: 'Cannot add local node as peer.' },
+  ENODE_ID_INVALID: {
+    code: -32000,
+    message: "Invalid node ID: node ID must have exactly 128 hexadecimal characters and should not include any '0x' hex prefix.",
+  },
+  DNS_NOT_ENABLED: { code: -32100, message: 'Enode DNS support is disabled' },
 } as const satisfies Record<string, RpcErrorObject>;
 
 export type RpcErrorName = keyof typeof RpcErrors;

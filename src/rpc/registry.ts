@@ -48,7 +48,7 @@ export type ApiGroup =
 export type MethodGroup = ApiGroup | 'RPC';
 
 /** Who answers a method: an actor, or the transport itself without a hop. */
-export type Owner = 'chain' | 'txpool' | 'consensus' | 'transport';
+export type Owner = 'chain' | 'txpool' | 'consensus' | 'p2p' | 'transport';
 
 export interface MethodSpec {
   readonly group: MethodGroup;

@@ -7,7 +7,7 @@ import type { NodeOptions } from '../cli/options.js';
 import { dependencyWarnings } from '../cli/resolve.js';
 import type { ActorControl } from '../actors/control.js';
 import { controlOf } from '../actors/control.js';
-import type { ChainActorData, ConsensusActorData, HttpActorData, TxPoolActorData } from '../actors/worker-data.js';
+import type { ChainActorData, ConsensusActorData, HttpActorData, P2pActorData, TxPoolActorData } from '../actors/worker-data.js';
 import type { HeadInfo } from '../chain/chain.js';
 import { createHeadBuffer } from '../transport/head-view.js';
 import { assertNativeUws } from '../transport/uws-native.js';
@@ -27,7 +27,7 @@ interface Actor {
 
 /**
  * Starts the node: the chain actor first (it owns the database and must have a head before anyone
- * asks), then the pool, consensus and the HTTP transports. Resolves with the process exit code once
+ * asks), then the pool, devp2p, consensus and the HTTP transports. Resolves with the process exit code once
  * the node has stopped: 0 after a requested shutdown, non-zero when an actor died.
  */
 export async function runNode(options: NodeOptions): Promise<number> {
@@ -36,7 +36,10 @@ export async function runNode(options: NodeOptions): Promise<number> {
   if (options.rpcHttpEnabled) assertNativeUws();
 
   const network = resolveNetwork(options);
-  if (options.rpcHttpEnabled) await assertPortsFree([{ host: options.rpcHttpHost, port: options.rpcHttpPort }]);
+  await assertPortsFree([
+    ...(options.rpcHttpEnabled ? [{ host: options.rpcHttpHost, port: options.rpcHttpPort }] : []),
+    ...(options.p2pEnabled ? [{ host: options.p2pInterface, port: options.p2pPort }] : []),
+  ]);
   const dataPath = resolvePath(options.dataPath);
   mkdirSync(dataPath, { recursive: true });
   const logLevel = options.logging as LogLevel;
@@ -49,7 +52,13 @@ export async function runNode(options: NodeOptions): Promise<number> {
   const httpChain = Array.from({ length: httpWorkers }, () => new MessageChannel());
   const httpPool = Array.from({ length: httpWorkers }, () => new MessageChannel());
   const httpConsensus = Array.from({ length: httpWorkers }, () => new MessageChannel());
+  // The p2p actor and its channels exist only with --p2p-enabled (the default).
+  const p2pEnabled = options.p2pEnabled;
+  const chainP2p = p2pEnabled ? new MessageChannel() : undefined;
+  const consensusP2p = p2pEnabled ? new MessageChannel() : undefined;
+  const httpP2p = Array.from({ length: p2pEnabled ? httpWorkers : 0 }, () => new MessageChannel());
   const headView = createHeadBuffer();
+  const peerCountView = new SharedArrayBuffer(4);
 
   const actors: Actor[] = [];
   let stopping = false;
@@ -79,7 +88,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
     log.info(code === 0 ? 'Stopping Basalt' : 'Stopping Basalt after a failure');
     // Stop intake first (transports), then the producers, the pool, and the chain last so that it
     // can finish the block in progress and close RocksDB cleanly.
-    const order = ['http', 'consensus', 'txpool', 'chain'];
+    const order = ['http', 'p2p', 'consensus', 'txpool', 'chain'];
     for (const prefix of order) {
       const group = actors.filter((a) => a.name.startsWith(prefix));
       await Promise.all(
@@ -108,9 +117,15 @@ export async function runNode(options: NodeOptions): Promise<number> {
       rpcMaxLogsRange: BigInt(options.rpcMaxLogsRange),
       minPriorityFee: options.minPriorityFee,
       headView,
-      ports: { txpool: chainPool.port1, consensus: chainConsensus.port1, http: httpChain.map((c) => c.port1) },
+      // The chain serves every port of `http` alike; the p2p actor's read channel joins them.
+      ports: { txpool: chainPool.port1, consensus: chainConsensus.port1, http: [...httpChain.map((c) => c.port1), ...(chainP2p ? [chainP2p.port1] : [])] },
     };
-    const chain = spawn('chain', 'chain.worker.js', chainData, [chainPool.port1, chainConsensus.port1, ...httpChain.map((c) => c.port1)]);
+    const chain = spawn('chain', 'chain.worker.js', chainData, [
+      chainPool.port1,
+      chainConsensus.port1,
+      ...httpChain.map((c) => c.port1),
+      ...(chainP2p ? [chainP2p.port1] : []),
+    ]);
     const head = (await chain.control.start()) as HeadInfo;
     log.info(`Chain head #${head.number} ${toHex(head.hash)} (network ${network.name}, data path ${dataPath})`);
 
@@ -128,16 +143,44 @@ export async function runNode(options: NodeOptions): Promise<number> {
     const pool = spawn('txpool', 'txpool.worker.js', poolData, [chainPool.port2, poolConsensus.port1, ...httpPool.map((c) => c.port1)]);
     await pool.control.start();
 
+    const nodeKey = network.nodeKey(dataPath);
+    let p2pListening: { host: string; port: number } | undefined;
+    if (chainP2p && consensusP2p) {
+      const p2pData: P2pActorData = {
+        ...base,
+        nodeKey,
+        clientVersion: clientVersion(options.identity),
+        advertisedHost: options.p2pHost,
+        listenHost: options.p2pInterface,
+        listenPort: options.p2pPort,
+        maxPeers: options.maxPeers,
+        bootnodes: [...(options.bootnodes ?? [])],
+        peerCountView,
+        headView,
+        ports: { chain: chainP2p.port2, consensus: consensusP2p.port1, http: httpP2p.map((c) => c.port1) },
+      };
+      const p2p = spawn('p2p', 'p2p.worker.js', p2pData, [chainP2p.port2, consensusP2p.port1, ...httpP2p.map((c) => c.port1)]);
+      const { port } = (await p2p.control.start()) as { port: number };
+      p2pListening = { host: options.p2pHost, port };
+    }
+
     const consensusData: ConsensusActorData = {
       ...base,
-      nodeKey: network.nodeKey(dataPath),
+      nodeKey,
       extraDataVanity: vanityOf(options.minerExtraData),
-      ports: { chain: chainConsensus.port2, txpool: poolConsensus.port2, http: httpConsensus.map((c) => c.port1) },
+      qbftEarlyRoundChange: options.qbftEarlyRoundChange,
+      ports: {
+        chain: chainConsensus.port2,
+        txpool: poolConsensus.port2,
+        http: httpConsensus.map((c) => c.port1),
+        ...(consensusP2p ? { p2p: consensusP2p.port2 } : {}),
+      },
     };
     const consensus = spawn('consensus', 'consensus.worker.js', consensusData, [
       chainConsensus.port2,
       poolConsensus.port2,
       ...httpConsensus.map((c) => c.port1),
+      ...(consensusP2p ? [consensusP2p.port2] : []),
     ]);
     await consensus.control.start();
 
@@ -157,10 +200,21 @@ export async function runNode(options: NodeOptions): Promise<number> {
         chainId: network.chainId,
         clientVersion: clientVersion(options.identity),
         p2pEnabled: options.p2pEnabled,
+        ...(p2pListening ? { p2p: p2pListening, peerCountView } : {}),
         headView,
-        ports: { chain: httpChain[i]!.port2, txpool: httpPool[i]!.port2, consensus: httpConsensus[i]!.port2 },
+        ports: {
+          chain: httpChain[i]!.port2,
+          txpool: httpPool[i]!.port2,
+          consensus: httpConsensus[i]!.port2,
+          ...(httpP2p[i] ? { p2p: httpP2p[i]!.port2 } : {}),
+        },
       };
-      const http = spawn(`http-${i}`, 'http.worker.js', httpData, [httpChain[i]!.port2, httpPool[i]!.port2, httpConsensus[i]!.port2]);
+      const http = spawn(`http-${i}`, 'http.worker.js', httpData, [
+        httpChain[i]!.port2,
+        httpPool[i]!.port2,
+        httpConsensus[i]!.port2,
+        ...(httpP2p[i] ? [httpP2p[i]!.port2] : []),
+      ]);
       await http.control.start();
     }
     if (httpWorkers > 0) {

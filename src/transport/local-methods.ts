@@ -22,22 +22,14 @@ export interface LocalMethodsContext {
   apis: readonly string[];
   head: HeadReader;
   p2pEnabled: boolean;
-  /** Connected peers; until the p2p actor exists, absent means 0. */
+  /** Connected peers, published by the p2p actor; absent means 0. */
   peerCount?: () => number;
-  /** Highest eth/ protocol version offered to peers; absent while Basalt has no devp2p. */
+  /** Highest eth/ protocol version offered to peers (src/p2p); absent = none (null). */
   ethProtocolVersion?: number;
-  /** This node's enode URL once devp2p is listening. */
-  enode?: string;
   /** Where JSON-RPC HTTP and devp2p listen, for net_services. */
   jsonRpc?: { host: string; port: number };
+  /** The advertised devp2p host and the port the p2p actor listens on; absent when P2P is off. */
   p2p?: { host: string; port: number };
-}
-
-/** admin_nodeInfo / net_enode / peer management need a running devp2p service (Besu's two errors). */
-function requireRunningP2p(ctx: LocalMethodsContext): never {
-  if (!ctx.p2pEnabled) throw new RpcError(RpcErrors.P2P_DISABLED);
-  // Basalt's devp2p service does not exist yet, so with P2P enabled it is never running.
-  throw new RpcError(RpcErrors.P2P_NETWORK_NOT_RUNNING);
 }
 
 export type LocalMethods = MethodHandlers<'transport'>;
@@ -66,33 +58,17 @@ export function createLocalMethods(ctx: LocalMethodsContext): LocalMethods {
     // --- Besu parity: node facts (spec §3.1–3.4). No key management, mining or devp2p here yet. ---
     eth_accounts: () => [],
     eth_hashrate: () => '0x0',
-    // Besu answers the highest eth/ capability it offers, null without any; Basalt speaks no eth/ yet.
+    // Besu answers the highest eth/ capability it offers, null without any.
     eth_protocolVersion: () => (ctx.ethProtocolVersion === undefined ? null : toQuantity(ctx.ethProtocolVersion)),
-    net_enode: () => requireRunningP2p(ctx),
     net_services: () => {
       const services: { [name: string]: Json } = {};
       if (ctx.jsonRpc !== undefined) services.jsonrpc = { host: ctx.jsonRpc.host, port: String(ctx.jsonRpc.port) };
-      if (ctx.p2pEnabled && ctx.enode !== undefined && ctx.p2p !== undefined) {
-        services.p2p = { host: ctx.p2p.host, port: String(ctx.p2p.port) };
-      }
+      if (ctx.p2pEnabled && ctx.p2p !== undefined) services.p2p = { host: ctx.p2p.host, port: String(ctx.p2p.port) };
       return services;
     },
-    admin_nodeInfo: () => requireRunningP2p(ctx),
     admin_changeLogLevel: ({ level }) => {
       changeLogLevelEverywhere(level);
       return 'Success';
-    },
-    admin_peers: () => {
-      if (!ctx.p2pEnabled) throw new RpcError(RpcErrors.P2P_DISABLED);
-      return [];
-    },
-    admin_addPeer: () => {
-      requireRunningP2p(ctx);
-      return false;
-    },
-    admin_removePeer: () => {
-      requireRunningP2p(ctx);
-      return false;
     },
     rpc_modules: () => {
       const modules: { [name: string]: Json } = {};
@@ -102,7 +78,10 @@ export function createLocalMethods(ctx: LocalMethodsContext): LocalMethods {
   };
 }
 
-/** Sends a call to an actor's mailbox; actors answer with a result or a catalogued error. */
+/**
+ * Sends a call to an actor's mailbox; actors answer with a result or a catalogued error. Without a
+ * p2p actor (`--p2p-enabled=false`) the p2p-owned methods answer Besu's "P2P has been disabled".
+ */
 export type ActorSend = (owner: Exclude<Owner, 'transport'>, method: MethodName, params: Wire) => Promise<RpcOutcome>;
 
 /**

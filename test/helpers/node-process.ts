@@ -52,17 +52,25 @@ export interface StartOptions {
   readyTimeoutMs?: number;
 }
 
-/** Starts `node bin/run.js --network=dev` on free ports and waits until JSON-RPC answers. */
+/**
+ * Starts `node bin/run.js --network=dev` on free ports and waits until JSON-RPC answers. devp2p is
+ * off unless the test passes `--p2p-enabled`; when it is on, it listens on a free loopback port unless
+ * the test passes `--p2p-port` (two nodes on the default 30303 would collide).
+ */
 export async function startDevNode(opts: StartOptions = {}): Promise<NodeProcess> {
   const port = await freePort();
   const dataPath = opts.dataPath ?? tempDataPath();
+  const given = (name: string) => (opts.args ?? []).some((arg) => arg === name || arg.startsWith(`${name}=`));
+  const p2pArgs = !given('--p2p-enabled')
+    ? ['--p2p-enabled=false']
+    : [...(given('--p2p-port') ? [] : [`--p2p-port=${await freePort()}`]), ...(given('--p2p-interface') ? [] : ['--p2p-interface=127.0.0.1'])];
   const args = [
     BIN,
     '--network=dev',
     '--rpc-http-enabled',
     `--rpc-http-port=${port}`,
     `--data-path=${dataPath}`,
-    '--p2p-enabled=false',
+    ...p2pArgs,
     ...(opts.args ?? []),
   ];
   const child = spawn(process.execPath, args, { env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -182,6 +182,8 @@ async function importFiles(args: BlocksImportArgs, options: NodeOptions, output:
   });
   const chain = await Chain.open(dataPath, spec);
   try {
+    // QBFT blocks carry their proof of finality: every block's header rules and commit seals are checked.
+    const checkSealedBlock = genesis.consensus === 'qbft' ? (await import('../../chain/block-validation-qbft.js')).qbftSealedBlockCheck(chain, genesis) : undefined;
     output.out(`Importing into ${dataPath}, chain head #${chain.getHead().number} ${toHex(chain.getHead().hash)}\n`);
     for (const file of args.files) {
       let data: Uint8Array;
@@ -195,6 +197,7 @@ async function importFiles(args: BlocksImportArgs, options: NodeOptions, output:
       try {
         const summary = await importer.importBlocks(chain, blockFile.splitBlocks(data), {
           rules,
+          ...(checkSealedBlock ? { checkSealedBlock } : {}),
           total: blockFile.countWholeBlocks(data),
           recoverSenders: (blocks) => recovery.run({ blocks }),
           onProgress: output.progress,
@@ -221,6 +224,7 @@ async function importRulesFor(genesis: Genesis, skipPowValidation: boolean): Pro
   if (genesis.consensus === 'qbft') return { consensus: 'qbft' };
   const rules: ChainImportRules = { consensus: 'ethash' };
   if (genesis.ethash?.fixedDifficulty !== undefined) rules.fixedDifficulty = genesis.ethash.fixedDifficulty;
+  if (genesis.config.terminalTotalDifficulty !== undefined) rules.terminalTotalDifficulty = genesis.config.terminalTotalDifficulty;
   if (!skipPowValidation) {
     const { verifyEthashSeal } = await import('../../chain/ethash.js');
     rules.verifySeal = verifyEthashSeal;

@@ -22,21 +22,21 @@ import { bytesEqual } from './header-rules.js';
 import type { QbftSchedule } from './schedule.js';
 
 export interface BlockRewardRules {
-  /** Who is paid the fees of block `number` (and reads as COINBASE) given its header coinbase. */
-  executionCoinbase(number: bigint, coinbase: Uint8Array): Uint8Array;
+  /** Who is paid the fees of the block (and reads as COINBASE) given its number, timestamp and header coinbase. */
+  executionCoinbase(number: bigint, timestamp: bigint, coinbase: Uint8Array): Uint8Array;
   /** Credits the block reward after the block's transactions; does nothing when it is zero. */
-  finalizeBlockState(stateManager: StateManagerInterface, header: { number: bigint; coinbase: Uint8Array }): Promise<void>;
+  finalizeBlockState(stateManager: StateManagerInterface, header: { number: bigint; timestamp: bigint; coinbase: Uint8Array }): Promise<void>;
 }
 
 /** The reward rules of a QBFT schedule, or undefined when no block of the chain pays anyone but the coinbase. */
 export function qbftBlockRewardRules(schedule: QbftSchedule): BlockRewardRules | undefined {
   if (!schedule.paysRewardsOrBeneficiary()) return undefined;
   return {
-    executionCoinbase: (number, coinbase) => schedule.beneficiaryFor(number, coinbase),
+    executionCoinbase: (number, timestamp, coinbase) => schedule.beneficiaryFor({ number, timestamp }, coinbase),
     async finalizeBlockState(stateManager, header) {
-      const reward = schedule.settingsFor(header.number).blockReward;
+      const reward = schedule.settingsFor(header.number, header.timestamp).blockReward;
       if (reward === 0n) return;
-      const address = new Address(schedule.beneficiaryFor(header.number, header.coinbase));
+      const address = new Address(schedule.beneficiaryFor(header, header.coinbase));
       const account = (await stateManager.getAccount(address)) ?? new Account();
       account.balance += reward;
       await stateManager.putAccount(address, account);
@@ -48,7 +48,7 @@ export function qbftBlockRewardRules(schedule: QbftSchedule): BlockRewardRules |
 export function needsExecutionCoinbase(rules: BlockRewardRules | undefined, block: Block): Uint8Array | undefined {
   if (!rules) return undefined;
   const coinbase = block.header.coinbase.bytes;
-  const beneficiary = rules.executionCoinbase(block.header.number, coinbase);
+  const beneficiary = rules.executionCoinbase(block.header.number, block.header.timestamp, coinbase);
   return bytesEqual(beneficiary, coinbase) ? undefined : beneficiary;
 }
 
@@ -110,6 +110,6 @@ export async function runBlockWithRewards(vm: VM, spec: RewardingSpec, block: Bl
   const executed = beneficiary
     ? spec.createBlock({ ...block.header.toJSON(), coinbase: beneficiary } as HeaderData, [...block.transactions], block.withdrawals)
     : block;
-  const header = { number: block.header.number, coinbase: block.header.coinbase.bytes };
+  const header = { number: block.header.number, timestamp: block.header.timestamp, coinbase: block.header.coinbase.bytes };
   return runWithFinalization(vm, { ...opts, block: executed }, (stateManager) => rules.finalizeBlockState(stateManager, header));
 }

@@ -1,15 +1,17 @@
 /**
  * The QBFT protocol as a deterministic state machine (qbft-and-p2p.md §4.6, §5), modelled on Besu's
- * QbftController / QbftBlockHeightManager / QbftRound / RoundChangeManager in their default mode
- * (no early round change).
+ * QbftController / QbftBlockHeightManager / QbftRound / RoundChangeManager, in their default mode or
+ * with early round change (`ControllerConfig.earlyRoundChange`).
  *
  * `QbftController.handle(input, nowMs)` is the only entry point; it never does I/O and never keeps
  * time itself, so the same inputs always give the same actions (see core-types.ts).
  *
  * One height at a time: a new chain head replaces the height manager. Within a height, rounds move on
- * by the round timer (timeout doubling each round), by a quorum of round changes for a higher round,
- * or by a valid proposal for a higher round. Messages for later heights wait in a bounded buffer and
- * are replayed when their height starts.
+ * by the round timer (timeout doubling each round), by a quorum of round changes for a higher round
+ * (with early round change: by round changes from f+1 validators for higher rounds), or by a valid
+ * proposal for a higher round. Blocks carried by proposals and by round changes are executed (the
+ * driver's `validateBlock`) before the message counts. Messages for later heights wait in a bounded
+ * buffer and are replayed when their height starts.
  */
 import { keccak_256 } from '@noble/hashes/sha3.js';
 
@@ -49,7 +51,7 @@ import type {
   Signed,
   Signer,
 } from './messages.js';
-import { addressOf, proposerFor, quorum, recoverSealSigner, signHash } from './seal.js';
+import { addressOf, faultTolerance, proposerFor, quorum, recoverSealSigner, signHash } from './seal.js';
 import { addressHex } from './validators.js';
 import { PendingVotes } from './votes.js';
 
@@ -65,6 +67,11 @@ export interface ControllerConfig {
   futureMessagesLimit: number;
   /** How many heights ahead are buffered (Besu `futuremessagesmaxdistance`, 10). */
   futureMessagesMaxDistance: number;
+  /**
+   * Besu `--Xqbft-enable-early-round-change` (default off): round changes from f+1 validators for
+   * rounds above the current one move this node to the smallest of those rounds at once (§5.4).
+   */
+  earlyRoundChange?: boolean;
 }
 
 /** Besu keeps prepares/commits of future rounds without a bound; this one keeps a peer from flooding memory. */
@@ -305,6 +312,15 @@ interface PendingBuild {
   justification: readonly Signed<RoundChangePayload>[];
 }
 
+/** A message whose block is being executed; it is taken up again once the verdict is in. */
+type AwaitingExecution = ProposalMessage | RoundChangeMessage;
+
+interface PendingExecution {
+  /** On-chain hash of the block (round and seals excluded: execution does not depend on them). */
+  blockKey: string;
+  waiting: AwaitingExecution[];
+}
+
 interface RoundChangeCollection {
   byAuthor: Map<string, RoundChangeMessage>;
   /** Set once a quorum was used: later round changes for this round are ignored. */
@@ -318,13 +334,23 @@ interface RoundChangeCollection {
 class HeightManager {
   readonly isValidator: boolean;
   private readonly quorum: number;
+  /** f+1: round changes from this many validators for higher rounds trigger an early round change. */
+  private readonly earlyRoundChangeThreshold: number;
   private currentRound: RoundState | undefined;
   private latestPrepared: PreparedCertificate | undefined;
   private readonly roundChanges = new Map<number, RoundChangeCollection>();
   private readonly futureRounds = new Map<number, RoundState>();
   private futureRoundMessages = 0;
   private pendingBuild: PendingBuild | undefined;
-  private readonly pendingValidations = new Map<number, ProposalMessage>();
+  /** Block executions asked of the driver, by request. */
+  private readonly pendingExecutions = new Map<number, PendingExecution>();
+  /** Request of the execution in flight for a block, by block key. */
+  private readonly executionByBlock = new Map<string, number>();
+  /**
+   * Blocks known to execute on this height's parent (accepted proposals, own blocks, blocks found
+   * valid). Only good verdicts are kept: a failure may have been the driver's, not the block's.
+   */
+  private readonly executedBlocks = new Set<string>();
   /** A quorum committed a block here and it went to import. */
   private committed = false;
 
@@ -334,6 +360,7 @@ class HeightManager {
   ) {
     this.isValidator = includesAddress(context.validators, env.signer.address);
     this.quorum = quorum(context.validators.length);
+    this.earlyRoundChangeThreshold = faultTolerance(context.validators.length) + 1;
   }
 
   get roundNumber(): number | undefined {
@@ -597,6 +624,7 @@ class HeightManager {
   private acceptProposal(round: RoundState, block: QbftBlock): void {
     if (round.block) return;
     round.block = block;
+    this.executedBlocks.add(blockKey(block));
     const digest = block.digest();
     for (const [author, prepare] of round.prepares) if (!this.validPrepare(prepare, round.round, digest)) round.prepares.delete(author);
     for (const [author, commit] of round.commits) if (!this.validCommit(commit, round.round, digest)) round.commits.delete(author);
@@ -623,6 +651,7 @@ class HeightManager {
       blockPeriodSeconds: settings.blockPeriodSeconds,
       blockPeriodMilliseconds: settings.blockPeriodMilliseconds,
       nowMs: this.env.now(),
+      ...(this.context.londonBlock === undefined ? {} : { londonBlock: this.context.londonBlock }),
     };
   }
 
@@ -633,20 +662,49 @@ class HeightManager {
     if (reason) return this.reject(message, reason);
     const target = round === this.currentRound?.round ? this.currentRound : this.futureRounds.get(round);
     if (target?.block) return this.reject(message, 'a proposal for this round was already accepted');
-    for (const pending of this.pendingValidations.values()) {
-      const p = pending.signed.payload;
-      if (p.round === round && bytesEqual(p.block.digest(), block.digest())) return;
+    for (const pending of this.pendingExecutions.values()) {
+      for (const waiting of pending.waiting) {
+        // The same proposal, re-sent: it is already waiting for this block's execution.
+        if (waiting.code === MessageCode.PROPOSAL && waiting.signed.payload.round === round && bytesEqual(waiting.signed.payload.block.digest(), block.digest())) return;
+      }
+    }
+    this.executeThen(message, block);
+  }
+
+  /**
+   * Has the driver execute `block` on the parent (Besu's validateAndProcessBlock, not stored), then
+   * takes `message` up again. A block already known to execute is not executed again, and one
+   * execution serves every message carrying the same block.
+   */
+  private executeThen(message: AwaitingExecution, block: QbftBlock): void {
+    const key = blockKey(block);
+    if (this.executedBlocks.has(key)) return this.afterExecution(message, true);
+    const inFlight = this.executionByBlock.get(key);
+    if (inFlight !== undefined) {
+      this.pendingExecutions.get(inFlight)!.waiting.push(message);
+      return;
     }
     const request = this.env.nextRequest();
-    this.pendingValidations.set(request, message);
+    this.pendingExecutions.set(request, { blockKey: key, waiting: [message] });
+    this.executionByBlock.set(key, request);
     this.env.emit({ kind: 'validateBlock', request, height: this.height, block });
   }
 
   onBlockValidated(request: number, valid: boolean, reason?: string): void {
-    const message = this.pendingValidations.get(request);
-    if (!message) return;
-    this.pendingValidations.delete(request);
+    const pending = this.pendingExecutions.get(request);
+    if (!pending) return;
+    this.pendingExecutions.delete(request);
+    this.executionByBlock.delete(pending.blockKey);
+    if (valid) this.executedBlocks.add(pending.blockKey);
+    for (const message of pending.waiting) this.afterExecution(message, valid, reason);
+  }
+
+  private afterExecution(message: AwaitingExecution, valid: boolean, reason?: string): void {
     if (this.committed) return;
+    if (message.code === MessageCode.ROUND_CHANGE) {
+      if (!valid) return this.reject(message, `prepared block is invalid${reason ? `: ${reason}` : ''}`);
+      return this.countRoundChange(message);
+    }
     if (!valid) return this.reject(message, `proposed block is invalid${reason ? `: ${reason}` : ''}`);
     const { round, block } = message.signed.payload;
     const age = this.age(round);
@@ -729,13 +787,14 @@ class HeightManager {
   // --- round changes ------------------------------------------------------------------------
 
   /** Besu's doRoundChange: keep the prepared certificate, start the round, announce it. */
-  private doRoundChange(newRound: number): void {
+  private doRoundChange(newRound: number, reason: RoundStartReason = 'roundTimer'): void {
     const current = this.currentRound;
     if (current && current.round >= newRound) return;
-    this.startNewRound(newRound, 'roundTimer');
+    this.startNewRound(newRound, reason);
     const roundChange = createRoundChange(this.env.signer, this.height, newRound, this.latestPrepared);
-    this.handleRoundChange(roundChange);
+    // Announce before counting it: counting may start the round's proposal, which must come after.
     this.env.emit({ kind: 'broadcast', message: roundChange });
+    this.handleRoundChange(roundChange, true);
   }
 
   private startNewRound(round: number, reason: RoundStartReason): void {
@@ -762,12 +821,24 @@ class HeightManager {
     this.event({ type: 'roundStarted', height: this.height, round, atMs: now, reason, timeoutMs });
   }
 
-  private handleRoundChange(message: RoundChangeMessage): void {
+  /** `local`: this node's own round change, whose block (if any) it prepared itself. */
+  private handleRoundChange(message: RoundChangeMessage, local = false): void {
     const round = message.signed.payload.round;
-    const age = this.age(round);
-    if (age === 'prior') return this.reject(message, 'round change for a prior round');
+    if (this.age(round) === 'prior') return this.reject(message, 'round change for a prior round');
     const problem = this.checkRoundChange(message);
     if (problem) return this.reject(message, problem);
+    // Besu executes the attached block too (RoundChangeMessageValidator): a round change carrying a
+    // block that does not execute is ignored, even with a quorum of prepares for it.
+    if (message.preparedBlock && !local) return this.executeThen(message, message.preparedBlock);
+    this.countRoundChange(message);
+  }
+
+  /** Stores a valid round change and acts on a quorum (§5.4), or on f+1 with early round change. */
+  private countRoundChange(message: RoundChangeMessage): void {
+    const round = message.signed.payload.round;
+    const age = this.age(round);
+    // The round may have moved on while the block was executed.
+    if (age === 'prior') return this.reject(message, 'round change for a prior round');
     let collection = this.roundChanges.get(round);
     if (!collection) {
       collection = { byAuthor: new Map(), actioned: false };
@@ -776,11 +847,43 @@ class HeightManager {
     if (collection.actioned) return;
     const author = addressHex(message.signed.author);
     if (!collection.byAuthor.has(author)) collection.byAuthor.set(author, message);
-    if (collection.byAuthor.size < this.quorum) return;
+    if (this.env.config.earlyRoundChange) {
+      // Only the current round's quorum makes its proposer propose; higher rounds are reached by
+      // the f+1 rule first (a quorum is more than f+1).
+      if (age === 'current') {
+        if (collection.byAuthor.size >= this.quorum) this.actOnQuorum(round, collection);
+        return;
+      }
+      const early = this.earlyRoundChangeTarget();
+      if (early !== undefined) this.doRoundChange(early, 'futureRoundChanges');
+      return;
+    }
+    if (collection.byAuthor.size >= this.quorum) this.actOnQuorum(round, collection);
+  }
+
+  private actOnQuorum(round: number, collection: RoundChangeCollection): void {
     collection.actioned = true;
     const certificate = [...collection.byAuthor.values()];
-    if (age === 'future') this.startNewRound(round, 'roundChangeQuorum');
+    if (this.age(round) === 'future') this.startNewRound(round, 'roundChangeQuorum');
     if (this.isLocalProposer(round)) this.startRoundWith(certificate);
+  }
+
+  /**
+   * Early round change: when f+1 distinct validators sent round changes for rounds above the current
+   * one, the smallest such round (each validator counted at its highest). At least one of them is
+   * honest and already at that round or beyond, so moving there skips no round an honest node needs.
+   */
+  private earlyRoundChangeTarget(): number | undefined {
+    const current = this.currentRound?.round ?? -1;
+    const highestByAuthor = new Map<string, number>();
+    for (const [round, collection] of this.roundChanges) {
+      if (round <= current) continue;
+      for (const author of collection.byAuthor.keys()) {
+        highestByAuthor.set(author, Math.max(round, highestByAuthor.get(author) ?? round));
+      }
+    }
+    if (highestByAuthor.size < this.earlyRoundChangeThreshold) return undefined;
+    return Math.min(...highestByAuthor.values());
   }
 
   private checkRoundChange(message: RoundChangeMessage): string | undefined {
@@ -792,7 +895,6 @@ class HeightManager {
     if (!prepared) return 'round change carries a block but no prepared round';
     if (!bytesEqual(block.digest(), prepared.preparedBlockHash)) return 'prepared block does not match its hash';
     if (block.number !== this.height) return 'prepared block is not at this height';
-    // Besu also executes the attached block; the prepares below show that a quorum already did.
     const headerProblem = checkHeaderRules(block, this.ruleContext(), false);
     if (headerProblem) return `prepared block breaks a header rule: ${headerProblem}`;
     return this.checkPrepareCertificate(message.prepares, prepared.preparedRound, prepared.preparedBlockHash);
@@ -816,6 +918,11 @@ class HeightManager {
       this.requestBuild(round.round, BigInt(Math.floor(this.env.now() / 1000)), justification);
     }
   }
+}
+
+/** Identifies a block for execution: its on-chain hash (round and seals excluded). */
+function blockKey(block: QbftBlock): string {
+  return Buffer.from(block.hash()).toString('hex');
 }
 
 function distinctAuthors(items: readonly Signed<unknown>[]): boolean {

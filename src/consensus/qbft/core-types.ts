@@ -31,6 +31,8 @@ export interface HeightContext {
   settings: QbftBlockSettings;
   /** Block-header mode: the tally after the parent, from which this node picks its vote. */
   tally?: VoteTally;
+  /** London activation block when after genesis: the gas-limit rule doubles the parent's limit there. */
+  londonBlock?: bigint;
 }
 
 export type TimerSlot = 'block' | 'round';
@@ -77,7 +79,7 @@ export type QbftAction =
   | { kind: 'peerHeight'; origin: string; height: bigint }
   | { kind: 'event'; event: ConsensusEvent };
 
-export type RoundStartReason = 'blockTimer' | 'proposal' | 'roundTimer' | 'roundChangeQuorum';
+export type RoundStartReason = 'blockTimer' | 'proposal' | 'roundTimer' | 'roundChangeQuorum' | 'futureRoundChanges';
 
 /** What happened, for logs, metrics and tests. */
 export type ConsensusEvent =
@@ -85,4 +87,6 @@ export type ConsensusEvent =
   | { type: 'proposed'; height: bigint; round: number; hash: Uint8Array; reproposed: boolean; transactions: number }
   | { type: 'emptyBlockSkipped'; height: bigint; nextAttemptMs: number }
   | { type: 'committed'; height: bigint; round: number; hash: Uint8Array; seals: number }
-  | { type: 'messageRejected'; code: number; reason: string; author?: Uint8Array };
+  | { type: 'messageRejected'; code: number; reason: string; author?: Uint8Array }
+  /** Peer messages are being dropped: the runner's queue holds more than `limit` (`dropped` so far in total). */
+  | { type: 'messageQueueFull'; limit: number; dropped: number };

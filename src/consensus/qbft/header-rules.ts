@@ -25,7 +25,12 @@ export interface HeaderRuleContext {
   blockPeriodMilliseconds: number;
   /** Local time, for the "not more than 1 s in the future" rule. */
   nowMs: number;
+  /** London activation block, when after genesis (EIP-1559 doubles the gas limit there). */
+  londonBlock?: bigint;
 }
+
+/** EIP-1559 elasticity multiplier: at the London block the limit doubles so the gas target stays put. */
+const ELASTICITY_MULTIPLIER = 2n;
 
 export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;
@@ -48,8 +53,11 @@ export function checkHeaderRules(block: QbftBlock, ctx: HeaderRuleContext, check
   const gasLimit = block.scalar(HeaderField.gasLimit);
   if (block.scalar(HeaderField.gasUsed) > gasLimit) return 'gas used exceeds the gas limit';
   if (gasLimit < MIN_GAS_LIMIT || gasLimit > MAX_GAS_LIMIT) return `gas limit ${gasLimit} out of range`;
-  const delta = gasLimit > parent.gasLimit ? gasLimit - parent.gasLimit : parent.gasLimit - gasLimit;
-  if (delta >= parent.gasLimit / 1024n) return `gas limit moved by ${delta}, more than the parent allows`;
+  // Besu's GasLimitRangeAndDeltaValidationRule with the London fee market (BFT rule sets pass it too):
+  // at the fork block the parent's limit times the elasticity is the reference, for the delta and its bound.
+  const parentGasLimit = ctx.londonBlock !== undefined && block.number === ctx.londonBlock ? parent.gasLimit * ELASTICITY_MULTIPLIER : parent.gasLimit;
+  const delta = gasLimit > parentGasLimit ? gasLimit - parentGasLimit : parentGasLimit - gasLimit;
+  if (delta >= parentGasLimit / 1024n) return `gas limit moved by ${delta} from ${parentGasLimit}, the bound is below ${parentGasLimit / 1024n}`;
   if (block.timestamp * 1000n > BigInt(Math.floor(ctx.nowMs)) + 1000n) return 'timestamp is more than 1 s in the future';
   if (!bytesEqual(block.field(HeaderField.mixHash), QBFT_MIX_HASH)) return 'mixHash is not the QBFT constant';
   if (block.scalar(HeaderField.difficulty) !== 1n) return 'difficulty is not 1';

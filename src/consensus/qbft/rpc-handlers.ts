@@ -39,11 +39,13 @@ export type QbftMethodHandlers = Omit<MethodHandlers<'consensus'>, 'eth_mining' 
 export function createQbftRpcHandlers({ chain, tracker, votes }: QbftRpcDependencies): QbftMethodHandlers {
   const schedule = tracker.schedule;
 
-  /** Votes exist only in block-header mode (§6.2, §7). */
-  const requireVoting = (): void => {
-    if (schedule.settingsFor(chain.headNumber()).validatorSelectionMode === 'contract') {
-      throw new RpcError(RpcErrors.METHOD_NOT_ENABLED);
-    }
+  /** Votes exist only in block-header mode (§6.2, §7): the mode of the block after the head. */
+  const requireVoting = async (): Promise<void> => {
+    const head = chain.headNumber();
+    // The head's timestamp matters only when some transition is by timestamp.
+    const headHeader = schedule.hasTimestampTransitions ? await chain.headerByNumber(head) : undefined;
+    const settings = headHeader ? schedule.settingsAfter(headHeader) : schedule.settingsFor(head);
+    if (settings.validatorSelectionMode === 'contract') throw new RpcError(RpcErrors.METHOD_NOT_ENABLED);
   };
 
   /**
@@ -51,7 +53,7 @@ export function createQbftRpcHandlers({ chain, tracker, votes }: QbftRpcDependen
    * extraData (the set that signed it); contract mode → the contract on that block's own state.
    */
   const validatorsOfBlock = async (header: HeaderSummary): Promise<Json> => {
-    const settings = schedule.settingsFor(header.number);
+    const settings = schedule.settingsFor(header.number, header.timestamp);
     const validators =
       settings.validatorSelectionMode === 'contract'
         ? await tracker.contractValidators(header.number, settings.validatorContractAddress!)
@@ -66,18 +68,18 @@ export function createQbftRpcHandlers({ chain, tracker, votes }: QbftRpcDependen
   };
 
   return {
-    qbft_proposeValidatorVote: ({ address, add }) => {
-      requireVoting();
+    qbft_proposeValidatorVote: async ({ address, add }) => {
+      await requireVoting();
       votes.propose(address, add);
       return true;
     },
-    qbft_discardValidatorVote: ({ address }) => {
-      requireVoting();
+    qbft_discardValidatorVote: async ({ address }) => {
+      await requireVoting();
       votes.discard(address);
       return true;
     },
-    qbft_getPendingVotes: () => {
-      requireVoting();
+    qbft_getPendingVotes: async () => {
+      await requireVoting();
       return votes.toJson();
     },
     qbft_getValidatorsByBlockNumber: async ({ block }) => {
@@ -86,7 +88,10 @@ export function createQbftRpcHandlers({ chain, tracker, votes }: QbftRpcDependen
       if (block.kind === 'number') number = block.number;
       else if (block.tag === 'earliest') number = 0n;
       else if (block.tag === 'latest') number = head;
-      else if (block.tag === 'pending') return (await tracker.validatorsFor(head + 1n)).map(addressHex);
+      else if (block.tag === 'pending') {
+        const headHeader = await chain.headerByNumber(head);
+        return headHeader ? (await tracker.validatorsAfter(headHeader)).map(addressHex) : null;
+      }
       else throw new RpcError(RpcErrors.UNKNOWN_BLOCK);
       if (number > head) return null;
       const header = await chain.headerByNumber(number);
@@ -116,7 +121,8 @@ export function createQbftRpcHandlers({ chain, tracker, votes }: QbftRpcDependen
         }
       }
       // Validators after the last block of the range are listed even when they proposed nothing.
-      for (const validator of await tracker.validatorsFor(toBlock)) {
+      const toHeader = schedule.hasTimestampTransitions ? await chain.headerByNumber(toBlock) : undefined;
+      for (const validator of await tracker.validatorsFor(toBlock, toHeader?.timestamp)) {
         const key = addressHex(validator);
         if (!metrics.has(key)) metrics.set(key, { count: 0n, last: 0n });
       }

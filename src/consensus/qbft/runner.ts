@@ -5,6 +5,11 @@
  *
  * Every port call completes asynchronously and comes back as a new input, so the controller is never
  * re-entered while it handles an input.
+ *
+ * Messages from peers wait in a bounded queue (Besu's consensus event queue, `messagequeuelimit`,
+ * qbft-and-p2p.md §5.5) and are handed to the controller soon after, on the scheduler: a flood that
+ * arrives faster than the controller works through it is dropped instead of piling up in memory.
+ * Timer expiries, block work results and new heads are the node's own, bounded, and go straight in.
  */
 import type { QbftBlock } from './block.js';
 import type { QbftController } from './controller.js';
@@ -36,6 +41,22 @@ export interface QbftPorts {
   onError?(what: string, err: unknown): void;
 }
 
+export interface RunnerOptions {
+  /** Peer messages are dropped while the queue holds more than this many (Besu `messagequeuelimit`, 1000). */
+  messageQueueLimit?: number;
+}
+
+/** Besu's default `messagequeuelimit`. */
+export const DEFAULT_MESSAGE_QUEUE_LIMIT = 1000;
+/** Queued messages handled per scheduler turn, so timers and I/O get a look in during a burst. */
+const MESSAGES_PER_TURN = 100;
+
+interface QueuedMessage {
+  code: number;
+  data: Uint8Array;
+  origin: string | undefined;
+}
+
 export class QbftRunner {
   private readonly timers = new Map<TimerSlot, () => void>();
   private readonly inFlight = new Set<Promise<void>>();
@@ -44,12 +65,20 @@ export class QbftRunner {
   private paused = false;
   /** Counts heads so that a context computed for an older head is not applied after a newer one. */
   private headSequence = 0;
+  private readonly messageQueueLimit: number;
+  private messageQueue: QueuedMessage[] = [];
+  private cancelDrain: (() => void) | undefined;
+  private dropped = 0;
+  private overflowing = false;
 
   constructor(
     readonly controller: QbftController,
     private readonly ports: QbftPorts,
     private readonly scheduler: Scheduler,
-  ) {}
+    options: RunnerOptions = {},
+  ) {
+    this.messageQueueLimit = options.messageQueueLimit ?? DEFAULT_MESSAGE_QUEUE_LIMIT;
+  }
 
   /** A new chain head (imported by consensus, sync or anything else). */
   onNewHead(head: ParentInfo, restart = false): void {
@@ -61,9 +90,52 @@ export class QbftRunner {
     });
   }
 
-  /** An istanbul message (code 0x12–0x15) from a peer. */
+  /**
+   * An istanbul message (code 0x12–0x15) from a peer: queued, handled on a later scheduler turn.
+   * Dropped while the queue holds more than `messageQueueLimit` messages (Besu's `size > limit`).
+   */
   onMessage(code: number, data: Uint8Array, origin?: string): void {
-    this.dispatch(origin === undefined ? { kind: 'message', code, data } : { kind: 'message', code, data, origin });
+    if (this.stopped || this.paused) return;
+    if (this.messageQueue.length > this.messageQueueLimit) {
+      this.dropped += 1;
+      // One event per overflow, not one per dropped message: a flood would otherwise flood the log too.
+      if (!this.overflowing) {
+        this.overflowing = true;
+        this.ports.onEvent?.({ type: 'messageQueueFull', limit: this.messageQueueLimit, dropped: this.dropped });
+      }
+      return;
+    }
+    this.overflowing = false;
+    this.messageQueue.push({ code, data, origin });
+    this.scheduleDrain();
+  }
+
+  /** Peer messages waiting for the controller. */
+  get queuedMessages(): number {
+    return this.messageQueue.length;
+  }
+
+  /** Peer messages dropped so far because the queue was full. */
+  get droppedMessages(): number {
+    return this.dropped;
+  }
+
+  private scheduleDrain(): void {
+    if (this.cancelDrain) return;
+    this.cancelDrain = this.scheduler.at(this.scheduler.now(), () => {
+      this.cancelDrain = undefined;
+      const batch = this.messageQueue.splice(0, MESSAGES_PER_TURN);
+      for (const { code, data, origin } of batch) {
+        this.dispatch(origin === undefined ? { kind: 'message', code, data } : { kind: 'message', code, data, origin });
+      }
+      if (this.messageQueue.length > 0) this.scheduleDrain();
+    });
+  }
+
+  private clearMessageQueue(): void {
+    this.cancelDrain?.();
+    this.cancelDrain = undefined;
+    this.messageQueue = [];
   }
 
   dispatch(input: QbftInput): void {
@@ -74,6 +146,7 @@ export class QbftRunner {
   /** Stops timers and intake, then waits for block work in progress to settle. */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.clearMessageQueue();
     for (const cancel of this.timers.values()) cancel();
     this.timers.clear();
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
@@ -83,6 +156,7 @@ export class QbftRunner {
   async pause(): Promise<void> {
     this.paused = true;
     this.headSequence++;
+    this.clearMessageQueue();
     for (const cancel of this.timers.values()) cancel();
     this.timers.clear();
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);

@@ -162,18 +162,31 @@ export class ValidatorTracker {
   /** What the state machine needs about the height after `parent`. */
   async heightContext(parent: ParentInfo): Promise<HeightContext> {
     const height = parent.number + 1n;
-    const settings = this.schedule.settingsFor(height);
+    // The block does not exist yet: settings at the earliest timestamp it can carry.
+    const settings = this.schedule.settingsAfter(parent);
+    const london = this.schedule.londonBlock === undefined ? {} : { londonBlock: this.schedule.londonBlock };
     if (settings.validatorSelectionMode === 'contract') {
-      return { height, parent, settings, validators: await this.validatorsFor(height) };
+      const validators = await this.contractValidators(parent.number, settings.validatorContractAddress!);
+      return { height, parent, settings, validators, ...london };
     }
     const tally = await this.tallyAfter(parent.number);
-    return { height, parent, settings, validators: tally.validators, tally };
+    return { height, parent, settings, validators: tally.validators, tally, ...london };
   }
 
-  /** validators(h): the set that must sign block h, sorted ascending. */
-  async validatorsFor(height: bigint): Promise<Uint8Array[]> {
+  /** validators(h) of the block that would follow `parent` (which is the head, say). */
+  async validatorsAfter(parent: { number: bigint; timestamp: bigint }): Promise<Uint8Array[]> {
+    const settings = this.schedule.settingsAfter(parent);
+    if (settings.validatorSelectionMode === 'contract') return this.contractValidators(parent.number, settings.validatorContractAddress!);
+    return (await this.tallyAfter(parent.number)).validators;
+  }
+
+  /**
+   * validators(h): the set that must sign block h, sorted ascending. `timestamp` is block h's; it
+   * may be left out on a chain without timestamp transitions.
+   */
+  async validatorsFor(height: bigint, timestamp?: bigint): Promise<Uint8Array[]> {
     if (height <= 0n) throw new RangeError('the genesis block has no signers');
-    const settings = this.schedule.settingsFor(height);
+    const settings = this.schedule.settingsFor(height, timestamp);
     if (settings.validatorSelectionMode === 'contract') {
       return this.contractValidators(height - 1n, settings.validatorContractAddress!);
     }

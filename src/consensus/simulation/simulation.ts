@@ -87,6 +87,12 @@ export interface SimulationConfig {
   adversary?: AdversaryConfig;
   /** Build and validation delay of the fake chain. */
   executionDelayMs?: number;
+  /** Besu `--Xqbft-enable-early-round-change` on every node. */
+  earlyRoundChange?: boolean;
+  /** Blocks node `node`'s validateBlock port refuses (a reason), whatever their execution says. */
+  refuseBlock?: (node: number, block: QbftBlock) => string | undefined;
+  /** `messagequeuelimit` of every node (default 1000). */
+  messageQueueLimit?: number;
 }
 
 export interface RoundRecord {
@@ -246,8 +252,9 @@ export class SimNode {
       duplicateMessageLimit: fixed.duplicateMessageLimit,
       futureMessagesLimit: fixed.futureMessagesLimit,
       futureMessagesMaxDistance: fixed.futureMessagesMaxDistance,
+      earlyRoundChange: sim.config.earlyRoundChange ?? false,
     });
-    this.runner = new QbftRunner(this.controller, this.ports(), sim.clock);
+    this.runner = new QbftRunner(this.controller, this.ports(), sim.clock, { messageQueueLimit: fixed.messageQueueLimit });
   }
 
   get head(): bigint {
@@ -290,6 +297,8 @@ export class SimNode {
         sim.after(sim.executionDelayMs, () => this.chain.build(request, sim.payloadFor(this.index, request.height, request.round))),
       validateBlock: (block) =>
         sim.after(sim.executionDelayMs, () => {
+          const refused = sim.config.refuseBlock?.(this.index, block);
+          if (refused) return { valid: false, reason: refused };
           const { reason } = this.chain.execute(block);
           return reason ? { valid: false, reason } : { valid: true };
         }),
@@ -456,6 +465,7 @@ export class SimNode {
         blockPeriodSeconds: context.settings.blockPeriodSeconds,
         blockPeriodMilliseconds: context.settings.blockPeriodMilliseconds,
         nowMs: this.sim.clock.now(),
+        ...(context.londonBlock === undefined ? {} : { londonBlock: context.londonBlock }),
       },
       true,
     );
@@ -625,7 +635,7 @@ export class Simulation {
         blockReward: 0n,
         ...(config.contractAddress ? { validatorContractAddress: config.contractAddress } : {}),
         gossipedHistoryLimit: GOSSIPED_HISTORY_LIMIT,
-        messageQueueLimit: 1000,
+        messageQueueLimit: config.messageQueueLimit ?? 1000,
         duplicateMessageLimit: 100,
         futureMessagesLimit: 1000,
         futureMessagesMaxDistance: 10,

@@ -11,6 +11,8 @@ import type { RpcErrorObject } from '../types.js';
 import { LOG_LEVELS } from '../../util/log.js';
 import type { LogLevel } from '../../util/log.js';
 import type { PendingTxFilter } from '../../txpool/pending-filter.js';
+import { parseEnode as parseEnodeUrl } from '../../p2p/enode.js';
+import type { Enode } from '../../p2p/enode.js';
 import {
   javaLongDecode,
   parseAddress,
@@ -47,7 +49,7 @@ export type RawByHashParams = { hash: Uint8Array };
 export type TraceTransactionParams = { hash: Uint8Array; options: TraceOptions };
 export type TraceOptions = { disableStorage: boolean; disableMemory: boolean; disableStack: boolean };
 export type PendingTransactionsParams = { limit?: number; filters: PendingTxFilter[] };
-export type EnodeParams = { enode: string };
+export type EnodeParams = { enode: Enode };
 export type LogLevelParams = { level: LogLevel };
 
 const noParams = (): null => null;
@@ -196,16 +198,16 @@ export const parityMethods = {
   eth_accounts: { group: 'ETH', owner: 'transport', parseParams: noParams },
   eth_protocolVersion: { group: 'ETH', owner: 'transport', parseParams: noParams },
   eth_hashrate: { group: 'ETH', owner: 'transport', parseParams: noParams },
-  net_enode: { group: 'NET', owner: 'transport', parseParams: noParams },
+  net_enode: { group: 'NET', owner: 'p2p', parseParams: noParams },
   net_services: { group: 'NET', owner: 'transport', parseParams: noParams },
-  admin_peers: { group: 'ADMIN', owner: 'transport', parseParams: noParams },
+  admin_peers: { group: 'ADMIN', owner: 'p2p', parseParams: noParams },
 
   // --- block production, answered by consensus (Besu's BFT mining coordinator) ---
   eth_mining: { group: 'ETH', owner: 'consensus', parseParams: noParams },
   miner_start: { group: 'MINER', owner: 'consensus', parseParams: noParams },
   miner_stop: { group: 'MINER', owner: 'consensus', parseParams: noParams },
 
-  admin_nodeInfo: { group: 'ADMIN', owner: 'transport', parseParams: noParams },
+  admin_nodeInfo: { group: 'ADMIN', owner: 'p2p', parseParams: noParams },
   /** Besu's levels, exact case; logger-name filters are accepted (Basalt has one logger tree). */
   admin_changeLogLevel: {
     group: 'ADMIN',
@@ -222,17 +224,21 @@ export const parityMethods = {
       return { level: level as LogLevel };
     },
   },
+  /**
+   * Owned by the p2p actor. The enode is parsed here, before routing, because Besu reports a bad
+   * enode (Parse error, invalid node id) even when P2P is disabled.
+   */
   admin_addPeer: {
     group: 'ADMIN',
-    owner: 'transport',
+    owner: 'p2p',
     exactParamCount: 1,
-    parseParams: (raw: readonly unknown[]): EnodeParams => ({ enode: parseEnode(raw[0]) }),
+    parseParams: (raw: readonly unknown[]): EnodeParams => ({ enode: parseEnodeUrl(parseEnode(raw[0])) }),
   },
   admin_removePeer: {
     group: 'ADMIN',
-    owner: 'transport',
+    owner: 'p2p',
     exactParamCount: 1,
-    parseParams: (raw: readonly unknown[]): EnodeParams => ({ enode: parseEnode(raw[0]) }),
+    parseParams: (raw: readonly unknown[]): EnodeParams => ({ enode: parseEnodeUrl(parseEnode(raw[0])) }),
   },
 
   // --- transaction pool ---

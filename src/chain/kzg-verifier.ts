@@ -1,0 +1,34 @@
+/**
+ * The point-evaluation verifier of a chain: one worker thread running kzg-task.ts, started on the
+ * first 0x0a call that reaches the pairing check, so a node whose transactions never call 0x0a never
+ * loads KZG. The thread then keeps kzg-wasm loaded until the chain closes.
+ */
+import { Piscina } from 'piscina';
+import type { PointEvaluationInput } from './kzg-point-evaluation.js';
+
+/** Longest setTimeout delay: the loaded thread is never retired for idleness. */
+const NEVER = 2 ** 31 - 1;
+
+export class KzgVerifierPool {
+  private pool: Piscina | undefined;
+  private closed = false;
+
+  /** Bound, so that it can be handed to the precompile as a plain function. */
+  readonly verify = (input: PointEvaluationInput): Promise<boolean> => {
+    if (this.closed) return Promise.reject(new Error('the KZG verifier is closed'));
+    this.pool ??= new Piscina({
+      filename: new URL('./kzg-task.js', import.meta.url).href,
+      minThreads: 1,
+      maxThreads: 1,
+      idleTimeout: NEVER,
+    });
+    return this.pool.run(input) as Promise<boolean>;
+  };
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const pool = this.pool;
+    this.pool = undefined;
+    await pool?.destroy();
+  }
+}
