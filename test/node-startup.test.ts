@@ -10,7 +10,9 @@ import { REPO_ROOT, freePort, removeDataPath, startDevNode, tempDataPath } from 
 
 function run(args: string[], timeoutMs = 30_000): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(REPO_ROOT, 'bin/run.js'), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    // devp2p off unless asked for: these nodes must not compete for the default port 30303.
+    const p2p = args.some((a) => a.startsWith('--p2p-')) ? [] : ['--p2p-enabled=false'];
+    const child = spawn(process.execPath, [join(REPO_ROOT, 'bin/run.js'), ...args, ...p2p], { stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (d: Buffer) => (output += d.toString()));
     child.stderr.on('data', (d: Buffer) => (output += d.toString()));
@@ -42,6 +44,20 @@ test('a missing or malformed genesis file is refused with its reason', async (t)
   t.is(bad.code, 2);
   t.regex(bad.output, /Failed to start Basalt: Unable to load genesis file .*bad\.json: .*gaslimit.*"zz"/i);
   removeDataPath(dataPath);
+});
+
+test('a busy devp2p port is refused with Besu\'s message', async (t) => {
+  const p2pPort = await freePort();
+  const node = await startDevNode({ args: ['--p2p-enabled=true', `--p2p-port=${p2pPort}`] });
+  const other = tempDataPath();
+  try {
+    const busy = await run(['--network=dev', '--rpc-http-enabled', `--rpc-http-port=${await freePort()}`, `--p2p-port=${p2pPort}`, `--data-path=${other}`]);
+    t.is(busy.code, 2);
+    t.regex(busy.output, new RegExp(`Port\\(s\\) '\\[${p2pPort}\\]' already in use`));
+  } finally {
+    t.is(await node.stop(), 0);
+    removeDataPath(other);
+  }
 });
 
 test('a busy JSON-RPC port, a data path in use and a data path of another chain are refused', async (t) => {
