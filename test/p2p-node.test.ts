@@ -1,7 +1,9 @@
 /**
  * devp2p between real node processes on loopback: admin_nodeInfo / net_enode, admin_addPeer and
  * admin_removePeer with Besu's answers and errors, admin_peers on both sides, net_peerCount, the
- * P2P-disabled errors, a node of another genesis refused after Status, and `--bootnodes` at start.
+ * P2P-disabled errors, a node of another genesis refused after Status, `--bootnodes` at start, four
+ * validators agreeing on blocks over istanbul/100, and full sync of a restarted validator and of a late
+ * non-validator node over eth/68.
  */
 import test from 'ava';
 import { spawn } from 'node:child_process';
@@ -10,7 +12,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { genesisExtraData } from '../src/consensus/qbft/extra-data.js';
 import { addressOf } from '../src/consensus/qbft/seal.js';
-import { nodeIdOf } from '../src/p2p/rlpx-handshake.js';
+import { nodeIdOf } from '../src/p2p/enode.js';
 import { REPO_ROOT, freePort, removeDataPath, startDevNode, tempDataPath } from './helpers/node-process.js';
 import type { NodeProcess } from './helpers/node-process.js';
 
@@ -41,10 +43,10 @@ async function devNode(args: string[]): Promise<NodeProcess> {
 }
 
 /** A node on a custom genesis file (startDevNode always runs --network=dev). */
-async function genesisNode(genesisPath: string, args: string[], p2pPort?: number): Promise<NodeProcess> {
+async function genesisNode(genesisPath: string, args: string[], p2pPort?: number, existingDataPath?: string): Promise<NodeProcess> {
   const port = await freePort();
-  const dataPath = tempDataPath();
-  paths.push(dataPath);
+  const dataPath = existingDataPath ?? tempDataPath();
+  if (!existingDataPath) paths.push(dataPath);
   const child = spawn(
     process.execPath,
     [join(REPO_ROOT, 'bin/run.js'), `--genesis-file=${genesisPath}`, `--data-path=${dataPath}`, '--rpc-http-enabled', `--rpc-http-port=${port}`,
@@ -249,14 +251,23 @@ test.serial('a node of another genesis is not kept; --bootnodes connects at star
   await Promise.all([a.stop(), stranger.stop(), follower.stop()]);
 });
 
-test.serial('four validators connected by --bootnodes agree on the same blocks', async (t) => {
+/** Four validator processes on a fresh QBFT genesis (2 s blocks), each given the others as --bootnodes. */
+interface ValidatorNetwork {
+  nodes: NodeProcess[];
+  genesisPath: string;
+  enodes: string[];
+  ports: number[];
+  keyPaths: string[];
+}
+
+async function startValidatorNetwork(): Promise<ValidatorNetwork> {
   const keys = [0, 1, 2, 3].map(() => new Uint8Array(randomBytes(32)));
   const validators = keys.map(addressOf).sort((a, b) => Buffer.compare(a, b));
   const dir = tempDataPath();
   paths.push(dir);
   const genesis = JSON.parse(readFileSync(join(REPO_ROOT, 'genesis/dev.json'), 'utf8')) as { extraData: string; config: { qbft: Record<string, number> } };
   genesis.extraData = `0x${Buffer.from(genesisExtraData(validators)).toString('hex')}`;
-  genesis.config.qbft = { blockperiodseconds: 2, epochlength: 30000, requesttimeoutseconds: 6 };
+  genesis.config.qbft = { blockperiodseconds: 2, epochlength: 30000, requesttimeoutseconds: 4 };
   const genesisPath = join(dir, 'four.json');
   writeFileSync(genesisPath, JSON.stringify(genesis));
   const ports = await Promise.all(keys.map(() => freePort()));
@@ -266,20 +277,68 @@ test.serial('four validators connected by --bootnodes agree on the same blocks',
     writeFileSync(path, `0x${Buffer.from(key).toString('hex')}`);
     return path;
   });
-  const nodes = await Promise.all(
-    keys.map((_, i) => genesisNode(genesisPath, [`--node-private-key-file=${keyPaths[i]}`, `--bootnodes=${enodes.filter((_, j) => j !== i).join(',')}`], ports[i])),
-  );
-  await waitFor('a full mesh', () => Promise.all(nodes.map((n) => n.rpc<string>('net_peerCount'))), (counts) => counts.every((c) => c === '0x3'), 20_000);
-  const target = 5;
-  await waitFor(
-    `height ${target} everywhere`,
-    () => Promise.all(nodes.map((n) => n.rpc<string>('eth_blockNumber'))),
-    (heights) => heights.every((h) => Number(h) >= target),
-    90_000,
-  );
-  for (let height = 1; height <= target; height++) {
+  const nodes = await Promise.all(keys.map((_, i) => startValidator({ genesisPath, enodes, ports, keyPaths, nodes: [] }, i)));
+  return { nodes, genesisPath, enodes, ports, keyPaths };
+}
+
+function startValidator(network: ValidatorNetwork, i: number, dataPath?: string): Promise<NodeProcess> {
+  const bootnodes = network.enodes.filter((_, j) => j !== i).join(',');
+  const debug = process.env.P2P_DEBUG ? ['--logging=DEBUG'] : [];
+  return genesisNode(network.genesisPath, [`--node-private-key-file=${network.keyPaths[i]}`, `--bootnodes=${bootnodes}`, ...debug], network.ports[i], dataPath);
+}
+
+const heightsOf = (nodes: NodeProcess[]) => Promise.all(nodes.map(async (n) => Number(await n.rpc<string>('eth_blockNumber'))));
+
+/** Runs `body`; on failure the node logs say which connection or round went wrong. */
+async function withNodeLogs(t: { log(...values: unknown[]): void }, nodes: () => NodeProcess[], body: () => Promise<void>): Promise<void> {
+  try {
+    await body();
+  } catch (err) {
+    nodes().forEach((n, i) => t.log(`node ${i}:\n${n.output().split('\n').slice(process.env.P2P_DEBUG ? -400 : -40).join('\n')}`));
+    throw err;
+  }
+}
+
+async function expectSameBlocks(t: { is(actual: unknown, expected: unknown, message?: string): void }, nodes: NodeProcess[], from: number, to: number): Promise<void> {
+  for (let height = from; height <= to; height++) {
     const hashes = await Promise.all(nodes.map(async (n) => (await n.rpc<{ hash: string }>('eth_getBlockByNumber', [`0x${height.toString(16)}`, false])).hash));
     t.is(new Set(hashes).size, 1, `block ${height}: ${hashes.join(', ')}`);
   }
+}
+
+test.serial('four validators connected by --bootnodes agree on the same blocks', async (t) => {
+  const network = await startValidatorNetwork();
+  const { nodes } = network;
+  const target = 5;
+  await withNodeLogs(t, () => nodes, async () => {
+    await waitFor('a full mesh', () => Promise.all(nodes.map((n) => n.rpc<string>('net_peerCount'))), (counts) => counts.every((c) => c === '0x3'), 30_000);
+    await waitFor(`height ${target} everywhere`, () => heightsOf(nodes), (heights) => heights.every((h) => h >= target), 70_000);
+  });
+  await expectSameBlocks(t, nodes, 1, target);
   await Promise.all(nodes.map((n) => n.stop()));
+});
+
+test.serial('a validator that was down and a node that joins late catch up by full sync', async (t) => {
+  const network = await startValidatorNetwork();
+  const nodes = [...network.nodes];
+  let joiner: NodeProcess | undefined;
+  const all = () => (joiner ? [...nodes, joiner] : nodes);
+  await withNodeLogs(t, all, async () => {
+    await waitFor('height 2 everywhere', () => heightsOf(nodes), (heights) => heights.every((h) => h >= 2), 60_000);
+    // Three of four validators are a quorum: the chain goes on without validator 3.
+    const downPath = nodes[3]!.dataPath;
+    t.is(await nodes[3]!.stop(), 0);
+    const [missedFrom] = await heightsOf([nodes[0]!]);
+    await waitFor('three more blocks without validator 3', () => heightsOf(nodes.slice(0, 3)), (heights) => heights.every((h) => h >= missedFrom! + 3), 40_000);
+
+    // Back on its old database, validator 3 fetches the blocks it missed, then commits again.
+    nodes[3] = await startValidator(network, 3, downPath);
+    // A node that is not a validator, knowing only validator 0, gets the whole chain.
+    joiner = await genesisNode(network.genesisPath, [`--bootnodes=${network.enodes[0]}`]);
+    const [now] = await heightsOf([nodes[0]!]);
+    await waitFor(`height ${now! + 2} on all five nodes`, () => heightsOf(all()), (heights) => heights.every((h) => h >= now! + 2), 40_000);
+  });
+  const [reached] = await heightsOf([joiner!]);
+  await expectSameBlocks(t, all(), 1, reached!);
+  await Promise.all(all().map((n) => n.stop()));
 });

@@ -1,6 +1,6 @@
 /**
- * The pure parts of Basalt's devp2p (src/p2p): enode URLs with Besu's errors, snappy, the RLPx
- * handshake and frames, eth/68 Status with the EIP-2124 fork id, the admin_nodeInfo / admin_peers
+ * The pure parts of Basalt's devp2p (src/p2p): enode URLs with Besu's errors, the istanbul/100
+ * protocol class for @ethereumjs/devp2p, eth/68 Status with the EIP-2124 fork id, the admin_nodeInfo / admin_peers
  * shapes and the static-peer table; then two services connected over loopback inside this process.
  */
 import test from 'ava';
@@ -11,17 +11,17 @@ import { buildGenesis } from '../src/chain/common.js';
 import { parseGenesis, parseGenesisJson } from '../src/chain/genesis.js';
 import type { Genesis } from '../src/chain/genesis.js';
 import { RpcError } from '../src/rpc/errors.js';
-import { formatEnode, parseEnode } from '../src/p2p/enode.js';
+import { formatEnode, nodeIdOf, parseEnode } from '../src/p2p/enode.js';
 import { checkRemoteForkId, checkRemoteStatus, decodeStatus, encodeStatus, forkIdAt, forkSchedule } from '../src/p2p/eth-status.js';
 import { activeFork, nodeInfo, nodeInfoConfig, peerInfo } from '../src/p2p/node-info.js';
 import { P2pService } from '../src/p2p/p2p-service.js';
 import type { ChainHeadFacts } from '../src/p2p/p2p-service.js';
 import { PeerTable } from '../src/p2p/peer-table.js';
-import { createAck, createAuth, deriveSecrets, eciesDecrypt, eciesEncrypt, nodeIdOf, randomPrivateKey, readAck, readAuth } from '../src/p2p/rlpx-handshake.js';
-import { FrameCodec } from '../src/p2p/rlpx-frames.js';
-import { negotiate } from '../src/p2p/rlpx-session.js';
-import { snappyCompress, snappyDecompress } from '../src/p2p/snappy.js';
+import { ISTANBUL_CAPABILITY, IstanbulProtocol } from '../src/p2p/istanbul-protocol.js';
+import type { Peer } from '@ethereumjs/devp2p';
+import * as snappy from 'snappyjs';
 
+const randomPrivateKey = (): Uint8Array => new Uint8Array(randomBytes(32));
 const ID = 'a'.repeat(64) + 'b'.repeat(64);
 const hex = (bytes: Uint8Array): string => '0x' + Buffer.from(bytes).toString('hex');
 
@@ -72,74 +72,33 @@ test('enode errors: parse error, invalid node id, DNS disabled', (t) => {
 });
 
 // ---------------------------------------------------------------------------------------------
-// Snappy
+// istanbul/100 on @ethereumjs/devp2p
 // ---------------------------------------------------------------------------------------------
 
-test('snappy: round trips, compresses repeats, decodes overlapping copies', (t) => {
-  for (const size of [0, 1, 59, 60, 61, 255, 256, 70_000]) {
-    const random = new Uint8Array(randomBytes(size));
-    t.deepEqual(snappyDecompress(snappyCompress(random)), random, `random ${size}`);
-  }
-  const repetitive = new Uint8Array(10_000).map((_, i) => i % 7);
-  const compressed = snappyCompress(repetitive);
-  t.true(compressed.length < 1000);
-  t.deepEqual(snappyDecompress(compressed), repetitive);
-  // Hand-made block: literal "ab", then copy offset 2 length 6 → "abababab".
-  t.is(Buffer.from(snappyDecompress(Uint8Array.of(8, 0x04, 0x61, 0x62, (6 - 1) << 2 | 2, 2, 0))).toString(), 'abababab');
-  t.throws(() => snappyDecompress(Uint8Array.of(4, 0x04, 0x61, 0x62)), undefined, 'shorter than declared');
-  t.throws(() => snappyDecompress(Uint8Array.of(4, 1 | (0 << 2), 5)), undefined, 'copy before any output');
-});
-
-// ---------------------------------------------------------------------------------------------
-// RLPx handshake and frames
-// ---------------------------------------------------------------------------------------------
-
-test('ECIES round trip; a wrong MAC data is refused', (t) => {
-  const key = randomPrivateKey();
-  const message = new TextEncoder().encode('hello devp2p');
-  const macData = Uint8Array.of(1, 2);
-  const sealed = eciesEncrypt(nodeIdOf(key), message, macData);
-  t.is(sealed.length, message.length + 113);
-  t.deepEqual(eciesDecrypt(key, sealed, macData), message);
-  t.throws(() => eciesDecrypt(key, sealed, Uint8Array.of(1, 3)));
-});
-
-test('auth/ack handshake gives both sides matching frame secrets', (t) => {
-  const initiatorKey = randomPrivateKey();
-  const recipientKey = randomPrivateKey();
-  const init = createAuth(initiatorKey, nodeIdOf(recipientKey));
-  const auth = readAuth(recipientKey, init.auth);
-  t.deepEqual(auth.remoteId, nodeIdOf(initiatorKey));
-  t.deepEqual(auth.remoteNonce, init.nonce);
-  t.deepEqual(auth.remoteEphemeralId, nodeIdOf(init.ephemeralKey));
-  const resp = createAck(auth.remoteId);
-  const ack = readAck(initiatorKey, resp.ack);
-  t.deepEqual(ack.remoteNonce, resp.nonce);
-
-  const a = new FrameCodec(deriveSecrets({ initiator: true, ephemeralKey: init.ephemeralKey, remoteEphemeralId: ack.remoteEphemeralId,
-    initiatorNonce: init.nonce, recipientNonce: ack.remoteNonce, authPacket: init.auth, ackPacket: resp.ack }));
-  const b = new FrameCodec(deriveSecrets({ initiator: false, ephemeralKey: resp.ephemeralKey, remoteEphemeralId: auth.remoteEphemeralId,
-    initiatorNonce: auth.remoteNonce, recipientNonce: resp.nonce, authPacket: init.auth, ackPacket: resp.ack }));
-  for (const [from, to, code, size] of [[a, b, 0, 10], [b, a, 0x21, 0], [a, b, 0x33, 1000], [a, b, 0x10, 31]] as const) {
-    const payload = new Uint8Array(randomBytes(size));
-    const wire = from.encode(code, payload);
-    const { frameSize, bodyLength } = to.readHeader(wire.subarray(0, 32));
-    t.is(32 + bodyLength, wire.length);
-    t.deepEqual(to.readBody(wire.subarray(32), frameSize), { code, payload });
-  }
-  const tampered = a.encode(1, Uint8Array.of(0xc0));
-  tampered[40] ^= 1;
-  b.readHeader(tampered.subarray(0, 32));
-  t.throws(() => b.readBody(tampered.subarray(32), 2), undefined, 'frame MAC catches a flipped bit');
-});
-
-test('capability negotiation: sorted by name, offsets from 0x10, highest common version', (t) => {
-  const local = [{ name: 'istanbul', version: 100, length: 22 }, { name: 'eth', version: 68, length: 17 }];
-  const shared = negotiate(local, [{ name: 'eth', version: 68 }, { name: 'eth', version: 69 }, { name: 'istanbul', version: 100 }, { name: 'snap', version: 1 }]);
-  t.deepEqual(shared.map((c) => [c.name, c.offset]), [['eth', 0x10], ['istanbul', 0x21]]);
-  // PROPOSAL (0x12) travels as 0x33 with eth/68 (qbft-and-p2p.md §4.1).
-  t.is(shared[1]!.offset + 0x12, 0x33);
-  t.deepEqual(negotiate(local, [{ name: 'eth', version: 67 }]), []);
+test('istanbul protocol: snappy for devp2p v5 peers, plain for v4, codes checked with >=', (t) => {
+  const sent: [number, Uint8Array][] = [];
+  let protocolVersion: number | undefined = 5;
+  const peer = { getHelloMessage: () => (protocolVersion === undefined ? null : { protocolVersion }) } as unknown as Peer;
+  const protocol = new IstanbulProtocol(100, peer, (code, data) => sent.push([code, data]));
+  const message = new Uint8Array(300).fill(0x42);
+  t.true(protocol.sendMessage(0x12, message));
+  t.is(sent[0]![0], 0x12);
+  t.true(sent[0]![1].length < message.length, 'compressed');
+  t.deepEqual(snappy.uncompress(sent[0]![1]), message);
+  protocolVersion = 4;
+  t.true(protocol.sendMessage(0x15, message));
+  t.deepEqual(sent[1], [0x15, message]);
+  t.false(protocol.sendMessage(ISTANBUL_CAPABILITY.length, message), 'one past the last code');
+  t.false(protocol.sendMessage(-1, message));
+  protocolVersion = undefined;
+  t.false(protocol.sendMessage(0x12, message), 'no Hello yet');
+  t.is(sent.length, 2);
+  const received: [number, Uint8Array][] = [];
+  protocol._handleMessage(0x13, message);
+  protocol.onMessage = (code, data) => received.push([code, data]);
+  protocol._handleMessage(0x14, message);
+  t.deepEqual(received, [[0x14, message]], 'messages before the owner listens are dropped');
+  t.deepEqual([ISTANBUL_CAPABILITY.name, ISTANBUL_CAPABILITY.version, ISTANBUL_CAPABILITY.length], ['istanbul', 100, 0x16]);
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -368,4 +327,23 @@ test('a node with another genesis is dropped after Status; a static peer is redi
   t.teardown(() => b2.stop());
   await waitFor('reconnected', () => a.peerCount === 1 && b2.peerCount === 1);
   t.pass();
+});
+
+test('two services dialling each other at once keep exactly one connection', async (t) => {
+  const genesis = parseGenesis(FORKED_GENESIS);
+  const built = await buildGenesis(genesis);
+  const a = await service(genesis, built.hash);
+  const b = await service(genesis, built.hash);
+  t.teardown(() => Promise.all([a.stop(), b.stop()]));
+  a.addPeer(parseEnode(b.enode));
+  b.addPeer(parseEnode(a.enode));
+  await waitFor('both sides connected', () => a.peerCount === 1 && b.peerCount === 1);
+  // Both ends keep the connection the node with the smaller id initiated, and it stays.
+  await new Promise((r) => setTimeout(r, 1000));
+  const [peerOfA] = a.peerList() as { network: { inbound: boolean } }[];
+  const [peerOfB] = b.peerList() as { network: { inbound: boolean } }[];
+  t.is(a.peerCount, 1);
+  t.is(b.peerCount, 1);
+  t.is(peerOfA!.network.inbound, a.idHex > b.idHex, 'A dialled iff its id is the smaller');
+  t.is(peerOfB!.network.inbound, !peerOfA!.network.inbound);
 });

@@ -10,6 +10,12 @@ import type { ChainActorData } from '../src/actors/worker-data.js';
 import { Chain } from '../src/chain/chain.js';
 import type { BuiltBlock, HeadInfo, NewHeadEvent } from '../src/chain/chain.js';
 import { chainSpecFromGenesis } from '../src/chain/network-spec.js';
+import { bodiesFor, headersFor, importSyncedBlocks } from '../src/chain/block-serving.js';
+import { qbftSealedBlockCheck } from '../src/chain/block-validation-qbft.js';
+import type { SealedBlockCheck } from '../src/chain/block-validation-qbft.js';
+import { parseGenesisJson } from '../src/chain/genesis.js';
+import { importRulesFor } from '../src/chain/import-rules.js';
+import type { ChainImportRules } from '../src/chain/import-rules.js';
 import { ChainRpc } from '../src/chain/rpc-handlers.js';
 import { callOnState, headerSummaries, headerSummaryByHash } from '../src/consensus/chain-queries.js';
 import { HeadWriter } from '../src/transport/head-view.js';
@@ -72,6 +78,15 @@ function announce(event: NewHeadEvent): void {
   );
 }
 
+/** The checks of blocks from peers, made on first use: `blocks import`'s, with QBFT's commit seals. */
+let syncChecks: Promise<{ rules: ChainImportRules; checkSealedBlock?: SealedBlockCheck }> | undefined;
+
+async function syncChecksFor(chain: Chain): Promise<{ rules: ChainImportRules; checkSealedBlock?: SealedBlockCheck }> {
+  const genesis = parseGenesisJson(data.genesisJson);
+  const rules = await importRulesFor(genesis, false);
+  return genesis.consensus === 'qbft' ? { rules, checkSealedBlock: qbftSealedBlockCheck(chain, genesis) } : { rules };
+}
+
 function makeHandlers(chain: Chain, rpc: ChainRpc): Parameters<ChainMailbox['serve']>[0] {
   return {
     rpc: (call) => rpc.handle(call.method, call.params),
@@ -125,5 +140,11 @@ function makeHandlers(chain: Chain, rpc: ChainRpc): Parameters<ChainMailbox['ser
     },
     // Only QBFT consensus asks: its blocks follow the QBFT rules (consensus checked the header already).
     consensusValidateBlock: ({ rlp }) => chain.validateBlock(rlp, { consensus: 'qbft' }),
+    syncHeaders: (query) => headersFor(chain, query),
+    syncBodies: ({ hashes }) => bodiesFor(chain, hashes),
+    async syncImport({ blocks }) {
+      syncChecks ??= syncChecksFor(chain);
+      return importSyncedBlocks(chain, blocks, await syncChecks, announce);
+    },
   };
 }

@@ -9,6 +9,7 @@ import type { ChainProtocol, ConsensusProtocol, P2pProtocol, TxPoolProtocol } fr
 import type { HttpActorData } from '../src/actors/worker-data.js';
 import { RpcErrors, toRpcErrorObject } from '../src/rpc/errors.js';
 import { ETH_PROTOCOL_VERSION } from '../src/p2p/eth-status.js';
+import { P2pStatusReader } from '../src/p2p/status-view.js';
 import { createMethodCaller } from '../src/rpc/jsonrpc.js';
 import type { RpcOutcome } from '../src/rpc/jsonrpc.js';
 import type { Wire } from '../src/rpc/types.js';
@@ -32,8 +33,14 @@ exposeControl<number>({
       p2p: data.ports.p2p === undefined ? undefined : new Mailbox<P2pProtocol>(data.ports.p2p),
     };
     const head = new HeadReader(data.headView);
-    const peerCounter = data.peerCountView === undefined ? undefined : new Int32Array(data.peerCountView);
-    const peerCount = () => (peerCounter === undefined ? 0 : Atomics.load(peerCounter, 0));
+    const p2pStatus = data.p2pStatusView === undefined ? undefined : new P2pStatusReader(data.p2pStatusView);
+    const peerCount = () => p2pStatus?.peerCount() ?? 0;
+    const syncStatus = () => {
+      const sync = p2pStatus?.sync();
+      const currentBlock = head.headNumber();
+      // The head may have reached the target before the p2p actor saw it.
+      return sync === undefined || currentBlock === null || currentBlock >= sync.highestBlock ? undefined : { ...sync, currentBlock };
+    };
     const local = createLocalMethods({
       clientVersion: data.clientVersion,
       networkId: data.networkId ?? data.chainId,
@@ -42,6 +49,7 @@ exposeControl<number>({
       head,
       p2pEnabled: data.p2pEnabled,
       peerCount,
+      syncStatus,
       ethProtocolVersion: ETH_PROTOCOL_VERSION,
       jsonRpc: { host: data.server.host, port: data.server.port },
       ...(data.p2p === undefined ? {} : { p2p: data.p2p }),
@@ -59,7 +67,10 @@ exposeControl<number>({
     server = await startHttpServer({
       ...data.server,
       call,
-      health: () => ({ p2pEnabled: data.p2pEnabled, peerCount: peerCount() }),
+      health: () => {
+        const sync = syncStatus();
+        return { p2pEnabled: data.p2pEnabled, peerCount: peerCount(), ...(sync ? { sync } : {}) };
+      },
     });
     return server.port;
   },

@@ -11,6 +11,7 @@ import type { P2pActorData } from '../src/actors/worker-data.js';
 import { parseGenesisJson } from '../src/chain/genesis.js';
 import { parseEnode } from '../src/p2p/enode.js';
 import { P2pService } from '../src/p2p/p2p-service.js';
+import { P2pStatusWriter } from '../src/p2p/status-view.js';
 import { createP2pRpcHandlers } from '../src/p2p/rpc-handlers.js';
 import { RpcError, RpcErrors } from '../src/rpc/errors.js';
 import type { Json } from '../src/rpc/types.js';
@@ -44,7 +45,7 @@ exposeControl<{ port: number }>({
     });
 
     const consensus = new Mailbox<Record<never, never>, Record<never, never>, P2pToConsensusEvents, ConsensusToP2pEvents>(data.ports.consensus);
-    const peerCount = new Int32Array(data.peerCountView);
+    const status = new P2pStatusWriter(data.p2pStatusView);
     const p2p = new P2pService(
       {
         privateKey: data.nodeKey,
@@ -58,10 +59,16 @@ exposeControl<{ port: number }>({
         genesisHash: genesisHeader.hash,
         head,
         ...(genesis.qbft ? { gossipedHistoryLimit: genesis.qbft.gossipedHistoryLimit } : {}),
+        chain: {
+          headers: (query) => chain.request('syncHeaders', query),
+          bodies: (hashes) => chain.request('syncBodies', { hashes }),
+          importBlocks: (blocks) => chain.request('syncImport', { blocks }),
+        },
       },
       {
         onIstanbulMessage: (code, messageData, origin) => consensus.emit('istanbulMessage', { code, data: messageData, origin }),
-        onPeerCount: (count) => Atomics.store(peerCount, 0, count),
+        onPeerCount: (count) => status.setPeerCount(count),
+        onSyncProgress: (localHead, highestKnown) => status.updateSync(localHead, highestKnown),
         log: (message, level = 'info') => log[level](message),
       },
     );

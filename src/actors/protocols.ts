@@ -3,6 +3,7 @@
  * plus one-way Events; all payloads are structured-clone data (bigint, Uint8Array, plain objects).
  */
 import type { HeadInfo, NewHeadEvent } from '../chain/chain.js';
+import type { HeaderQuery, SyncImportResult } from '../chain/block-serving.js';
 import type { Json, Wire } from '../rpc/types.js';
 import type { DecodedTx } from '../txpool/types.js';
 import type { HeaderSummary } from '../consensus/qbft/validators.js';
@@ -44,6 +45,12 @@ export type ChainProtocol = {
   consensusImportBlock: { req: { rlp: Uint8Array }; res: { number: bigint; hash: Uint8Array } };
   /** Checks and executes a block another validator proposed, storing nothing (a later import may reuse the execution). */
   consensusValidateBlock: { req: { rlp: Uint8Array }; res: { valid: boolean; reason?: string } };
+  /** devp2p sync, serving side: canonical headers (eth/68 GetBlockHeaders), RLP each. */
+  syncHeaders: { req: HeaderQuery; res: Uint8Array[] };
+  /** devp2p sync, serving side: block bodies by hash (eth/68 GetBlockBodies), RLP each. */
+  syncBodies: { req: { hashes: Uint8Array[] }; res: Uint8Array[] };
+  /** devp2p sync: blocks from a peer, checked as `blocks import` checks them, stored in order. */
+  syncImport: { req: { blocks: Uint8Array[] }; res: SyncImportResult };
 };
 
 /** Chain → subscribers (pool, consensus). */

@@ -58,8 +58,8 @@ export interface HttpActorData extends ActorDataBase {
   p2pEnabled: boolean;
   /** Advertised devp2p host and listening port (net_services), when P2P is on. */
   p2p?: { host: string; port: number };
-  /** Connected-peer count written by the p2p actor (Int32 at index 0). */
-  peerCountView?: SharedArrayBuffer;
+  /** Peer count and sync state written by the p2p actor (src/p2p/status-view.ts). */
+  p2pStatusView?: SharedArrayBuffer;
   headView: SharedArrayBuffer;
   /** `p2p` is absent when P2P is disabled. */
   ports: { chain: MessagePort; txpool: MessagePort; consensus: MessagePort; p2p?: MessagePort };
@@ -78,8 +78,8 @@ export interface P2pActorData extends ActorDataBase {
   maxPeers: number;
   /** `--bootnodes`, dialled directly as static peers (no discovery). */
   bootnodes: string[];
-  /** The p2p actor writes the connected-peer count here (Int32 at index 0) for the transports. */
-  peerCountView: SharedArrayBuffer;
+  /** The p2p actor writes the peer count and sync state here for the transports (src/p2p/status-view.ts). */
+  p2pStatusView: SharedArrayBuffer;
   /** The chain head published by the chain actor; the p2p actor follows it for Status and admin_nodeInfo. */
   headView: SharedArrayBuffer;
   ports: { chain: MessagePort; consensus: MessagePort; http: MessagePort[] };

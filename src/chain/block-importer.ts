@@ -8,7 +8,7 @@
  */
 import type { Block, BlockHeader } from '@ethereumjs/block';
 import { bytesToHex, equalsBytes } from '@ethereumjs/util';
-import type { Chain, HeadInfo } from './chain.js';
+import type { Chain, HeadInfo, NewHeadEvent } from './chain.js';
 import type { BlockSlice } from './block-file.js';
 import { BlockFileError } from './block-file.js';
 import { InvalidBlockError, firstLine, validateBody, validateHeader, type ChainImportRules, type ImportRuleOptions } from './import-rules.js';
@@ -59,6 +59,8 @@ export interface ImportOptions {
   batchSize?: number;
   lookahead?: number;
   onProgress?: (progress: ImportProgress) => void;
+  /** Each block stored as the new head (the chain actor announces it to its subscribers). */
+  onImported?: (event: NewHeadEvent) => void;
   /** Milliseconds between progress reports (the last one is always reported). */
   progressIntervalMs?: number;
   now?: () => number;
@@ -170,11 +172,13 @@ export async function importBlocks(chain: Chain, slices: Iterable<BlockSlice>, o
     } catch (err) {
       throw failure(err instanceof InvalidBlockError ? err.reason : firstLine(err));
     }
+    let event: NewHeadEvent;
     try {
-      await chain.importBlock(block);
+      event = await chain.importBlock(block);
     } catch (err) {
       throw failure(firstLine(err));
     }
+    options.onImported?.(event);
     ancestors.unshift(chain.getHead().hash);
     if (ancestors.length > OMMER_WINDOW) ancestors.pop();
     progress.imported++;

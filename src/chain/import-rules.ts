@@ -10,6 +10,7 @@
 import type { Block, BlockHeader } from '@ethereumjs/block';
 import { isBlob4844Tx } from '@ethereumjs/tx';
 import { KECCAK256_RLP_ARRAY, bytesToHex, equalsBytes } from '@ethereumjs/util';
+import type { Genesis } from './genesis.js';
 
 /** A block refused before execution; `reason` says which rule in words an operator can act on. */
 export class InvalidBlockError extends Error {
@@ -56,6 +57,19 @@ function fail(reason: string): never {
  * is a post-merge (proof-of-stake style) block, which Besu accepts for Shanghai/Cancun blocks even
  * on a chain without a terminal total difficulty.
  */
+/** The header rules of blocks imported from elsewhere (`blocks import`, full sync) for a genesis. */
+export async function importRulesFor(genesis: Genesis, skipPowValidation: boolean): Promise<ChainImportRules> {
+  if (genesis.consensus === 'qbft') return { consensus: 'qbft' };
+  const rules: ChainImportRules = { consensus: 'ethash' };
+  if (genesis.ethash?.fixedDifficulty !== undefined) rules.fixedDifficulty = genesis.ethash.fixedDifficulty;
+  if (genesis.config.terminalTotalDifficulty !== undefined) rules.terminalTotalDifficulty = genesis.config.terminalTotalDifficulty;
+  if (!skipPowValidation) {
+    const { verifyEthashSeal } = await import('./ethash.js');
+    rules.verifySeal = verifyEthashSeal;
+  }
+  return rules;
+}
+
 export function validateHeader(header: BlockHeader, parent: BlockHeader, options: ImportRuleOptions): void {
   // The parent link itself is checked by the importer, which knows the chain's hashing rules.
   if (header.number !== parent.number + 1n) fail(`block number ${header.number} does not follow parent number ${parent.number}`);

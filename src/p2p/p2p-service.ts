@@ -1,36 +1,34 @@
 /**
- * The devp2p service of a node: an RLPx listener, dialled static peers, the eth/68 Status exchange
- * and the istanbul/100 sub-protocol that carries QBFT messages (qbft-and-p2p.md §4.1, §4.7, §10).
+ * The devp2p service of a node on @ethereumjs/devp2p: RLPx listener and dialler, dialled static
+ * peers, the eth/68 Status exchange (the library's ETH protocol plus Basalt's own checks) and the
+ * istanbul/100 sub-protocol that carries QBFT messages (qbft-and-p2p.md §4.1, §4.7, §10).
  * It runs in the p2p actor; it has no thread or mailbox of its own, so two services can talk to each
- * other inside one test process.
+ * other inside one test process. Discovery (DPT) is off: static peers and bootnodes are dialled.
  */
-import { createServer, connect } from 'node:net';
-import type { Server, Socket } from 'node:net';
+import { DISCONNECT_REASON, ETH, RLPx } from '@ethereumjs/devp2p';
+import type { Peer as RlpxPeer } from '@ethereumjs/devp2p';
+import type { Common } from '@ethereumjs/common';
+import { bigIntToBytes, bytesToBigInt } from '@ethereumjs/util';
 import { keccak_256 } from '@noble/hashes/sha3.js';
+import { RLP } from '@ethereumjs/rlp';
+import type { NestedUint8Array } from '@ethereumjs/rlp';
+import { qbftOnChainHash } from '../consensus/qbft/block-hash.js';
+import { BlockSync, EthCode, numberOf } from './block-sync.js';
+import type { SyncChain } from './block-sync.js';
+import { createChainCommon } from '../chain/common.js';
 import { RecentKeys } from '../consensus/qbft/controller.js';
 import type { Genesis } from '../chain/genesis.js';
 import type { Json } from '../rpc/types.js';
+import { nodeIdOf } from './enode.js';
 import type { Enode } from './enode.js';
-import {
-  checkRemoteStatus,
-  decodeStatus,
-  encodeStatus,
-  ETH_PROTOCOL_LENGTH,
-  ETH_PROTOCOL_VERSION,
-  EthCode,
-  forkIdAt,
-  forkSchedule,
-} from './eth-status.js';
+import { checkRemoteStatus, forkSchedule } from './eth-status.js';
 import type { EthStatus, ForkSchedule } from './eth-status.js';
+import { ISTANBUL_CAPABILITY, IstanbulProtocol } from './istanbul-protocol.js';
 import { nodeInfo, localEnode, peerInfo } from './node-info.js';
 import { PeerTable, DEFAULT_BACKOFF } from './peer-table.js';
 import type { BackoffSettings } from './peer-table.js';
-import { nodeIdOf } from './rlpx-handshake.js';
-import { DEFAULT_TIMINGS, DisconnectReason, RlpxSession } from './rlpx-session.js';
-import type { DisconnectReasonCode, LocalCapability, SessionHandler, SessionTimings } from './rlpx-session.js';
 
-export const ISTANBUL_CAPABILITY: LocalCapability = { name: 'istanbul', version: 100, length: 0x16 };
-export const ETH_CAPABILITY: LocalCapability = { name: 'eth', version: ETH_PROTOCOL_VERSION, length: ETH_PROTOCOL_LENGTH };
+export { ISTANBUL_CAPABILITY } from './istanbul-protocol.js';
 
 export interface ChainHeadFacts {
   number: bigint;
@@ -56,10 +54,11 @@ export interface P2pServiceConfig {
   head: ChainHeadFacts;
   /** Sender-side de-duplication window of QBFT messages (`gossipedHistoryLimit`, default 1000). */
   gossipedHistoryLimit?: number;
-  timings?: SessionTimings;
   backoff?: BackoffSettings;
-  /** How long a peer may take to send its Status after Hello. */
-  statusTimeoutMs?: number;
+  /** TCP connect timeout and ping timeout of the library's peers (default 10 s). */
+  timeoutMs?: number;
+  /** The chain, for serving and importing blocks (full sync); without it peers get empty answers. */
+  chain?: SyncChain;
 }
 
 /** A QBFT message to send: to peers whose address is a recipient, minus the exclusions (§4.7). */
@@ -79,72 +78,144 @@ export interface P2pServiceListener {
   onIstanbulMessage?(code: number, data: Uint8Array, origin: string): void;
   /** The number of connected peers changed. */
   onPeerCount?(count: number): void;
+  /** The local head or the highest block a peer is known to have changed (eth_syncing). */
+  onSyncProgress?(localHead: bigint, highestKnown: bigint): void;
   log?(message: string, level?: 'debug' | 'info' | 'warn'): void;
 }
 
-interface Peer {
-  session: RlpxSession;
+/** A connection past Hello that this service keeps (at most one per node id). */
+interface Connection {
+  peer: RlpxPeer;
   idHex: string;
   /** keccak(node id)[12:]: the validator address of a QBFT peer. */
   address: string;
+  inbound: boolean;
+  eth: ETH;
+  istanbul: IstanbulProtocol | undefined;
+  /** Set once both Status messages were exchanged and accepted. */
   status?: EthStatus;
-  statusTimer?: NodeJS.Timeout;
 }
 
 const MAINTENANCE_INTERVAL_MS = 250;
+/** How long a peer has to answer a GetBlockHeaders / GetBlockBodies request. */
+const REQUEST_TIMEOUT_MS = 10_000;
+
+interface PendingRequest {
+  peer: string;
+  resolve: (payload: NestedUint8Array) => void;
+  reject: (err: Error) => void;
+  timer: NodeJS.Timeout;
+}
+/** A dial that produced no peer within this time is counted as failed (the library has no handshake timeout). */
+const DIAL_DEADLINE_MS = 15_000;
 
 export class P2pService {
   readonly idHex: string;
   private readonly id: Uint8Array;
   private readonly schedule: ForkSchedule;
+  /** The library's ETH protocol reads network id, fork hash and next fork from this Common. */
+  private readonly common: Common;
   private readonly table: PeerTable;
   private readonly sent: RecentKeys;
-  /** Every session past Hello, by node id: at most one per peer. */
-  private readonly peers = new Map<string, Peer>();
-  private readonly dialling = new Set<string>();
-  private readonly sessions = new Set<RlpxSession>();
-  private server: Server | undefined;
+  private readonly connections = new Map<string, Connection>();
+  /** Node ids being dialled, with the time the dial started. */
+  private readonly dialling = new Map<string, number>();
+  /**
+   * Inbound and outbound connections live in two RLPx instances: one instance refuses a second
+   * connection to a node it already has, whatever its direction, so two nodes dialling each other
+   * at once could each keep a different one and both end up with none. Split by direction, the
+   * service sees both and applies one rule on both ends (see `onPeerAdded`).
+   */
+  private listener: RLPx | undefined;
+  private dialler: RLPx | undefined;
   private maintenance: NodeJS.Timeout | undefined;
   private listenPort = 0;
   private head: ChainHeadFacts;
   private stopped = false;
   private lastPeerCount = 0;
+  private readonly sync: BlockSync | undefined;
+  /** eth/66+ request ids of this node's requests awaiting an answer. */
+  private readonly pending = new Map<bigint, PendingRequest>();
+  private nextRequestId = 1n;
+  /** Blocks are announced (NewBlockHashes) only on chains that never merge: after the merge peers refuse them. */
+  private readonly announceBlocks: boolean;
 
   constructor(
     private readonly config: P2pServiceConfig,
-    private readonly listener: P2pServiceListener = {},
+    private readonly events: P2pServiceListener = {},
   ) {
     this.id = nodeIdOf(config.privateKey);
-    this.idHex = Buffer.from(this.id).toString('hex');
+    this.idHex = hex(this.id);
     this.schedule = forkSchedule(config.genesis, config.genesisHash);
+    this.common = devp2pCommon(config.genesis, config.genesisHash, config.networkId);
     this.table = new PeerTable(config.backoff ?? DEFAULT_BACKOFF);
     this.sent = new RecentKeys(config.gossipedHistoryLimit ?? 1000);
     this.head = config.head;
+    this.common.setHardforkBy({ blockNumber: this.head.number, timestamp: this.head.timestamp });
+    this.announceBlocks = config.genesis.config.terminalTotalDifficulty === undefined;
+    this.sync = config.chain
+      ? new BlockSync(config.chain, {
+          request: (peer, code, payload) => this.request(peer, code, payload),
+          head: () => this.head,
+          blockHash: config.genesis.consensus === 'qbft' ? (header) => qbftOnChainHash(header) : (header) => keccak_256(RLP.encode(header)),
+          setHead: (head) => this.setHead(head),
+          log: (message, level = 'info') => this.events.log?.(message, level),
+        })
+      : undefined;
   }
 
   /** Starts listening; answers the bound TCP port. */
   async start(): Promise<number> {
-    const server = createServer((socket) => this.accept(socket));
-    this.server = server;
+    const listener = this.createRlpx(this.config.listenPort === 0 ? null : this.config.listenPort);
+    this.listener = listener;
     await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen({ host: this.config.listenHost, port: this.config.listenPort, exclusive: true }, () => {
-        server.off('error', reject);
+      const onError = (err: Error) => reject(err);
+      listener.events.once('error', onError);
+      listener.events.once('listening', () => {
+        listener.events.off('error', onError);
         resolve();
       });
+      listener.listen({ host: this.config.listenHost, port: this.config.listenPort, exclusive: true });
+    }).catch((err: unknown) => {
+      listener.destroy();
+      this.listener = undefined;
+      throw err;
     });
-    const address = server.address();
+    const address = listener['_server']?.address();
     this.listenPort = typeof address === 'object' && address ? address.port : this.config.listenPort;
-    this.maintenance = setInterval(() => this.dialDuePeers(), MAINTENANCE_INTERVAL_MS);
+    // With port 0 the port is known only now; Hello announces the field read at each connection.
+    listener['_listenPort'] = this.listenPort;
+    listener.events.on('error', (err: Error) => this.events.log?.(`P2P listener error: ${err.message}`, 'warn'));
+    this.watch(listener, true);
+    const dialler = this.createRlpx(this.listenPort);
+    this.dialler = dialler;
+    this.watch(dialler, false);
+    this.maintenance = setInterval(() => {
+      this.dialDuePeers();
+      void this.sync?.step();
+      this.reportSync();
+    }, MAINTENANCE_INTERVAL_MS);
     return this.listenPort;
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.maintenance);
-    for (const session of this.sessions) session.disconnect(DisconnectReason.CLIENT_QUITTING);
-    const server = this.server;
-    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+    for (const [id, request] of this.pending) this.settle(id, request.peer, new Error('the node is stopping'));
+    const peers = [...this.connections.values()].map((c) => c.peer);
+    this.connections.clear();
+    for (const rlpx of [this.listener, this.dialler]) {
+      if (!rlpx) continue;
+      // destroy() sends CLIENT_QUITTING to every peer past Hello and closes the server.
+      for (const peer of rlpx.getPeers()) if (!peers.includes(peer)) peers.push(peer);
+      rlpx.destroy();
+    }
+    this.listener = undefined;
+    this.dialler = undefined;
+    // The library ends a disconnected socket only after 2 s; give the Disconnect message a moment, then close.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    for (const peer of peers) peer['_socket'].destroy();
+    this.publishPeerCount();
   }
 
   get port(): number {
@@ -158,12 +229,16 @@ export class P2pService {
   /** Peers that completed the Status exchange. */
   get peerCount(): number {
     let count = 0;
-    for (const peer of this.peers.values()) if (peer.status) count++;
+    for (const connection of this.connections.values()) if (connection.status) count++;
     return count;
   }
 
   setHead(head: ChainHeadFacts): void {
+    const advanced = head.number > this.head.number;
     this.head = head;
+    if (advanced && this.announceBlocks) this.broadcast(EthCode.NewBlockHashes, [[head.hash, head.number]]);
+    // New connections announce the fork id of this head.
+    this.common.setHardforkBy({ blockNumber: head.number, timestamp: head.timestamp });
   }
 
   /** admin_addPeer: keep a connection to this node. False when it already was a static peer. */
@@ -176,7 +251,8 @@ export class P2pService {
   /** admin_removePeer: stop keeping the connection and drop it. False when it was not a static peer. */
   removePeer(enode: Enode): boolean {
     const removed = this.table.remove(enode.idHex);
-    this.peers.get(enode.idHex)?.session.disconnect(DisconnectReason.REQUESTED);
+    const connection = this.connections.get(enode.idHex);
+    if (connection) this.drop(connection, DISCONNECT_REASON.DISCONNECT_REQUESTED);
     return removed;
   }
 
@@ -195,21 +271,22 @@ export class P2pService {
 
   peerList(): Json[] {
     const list: Json[] = [];
-    for (const peer of this.peers.values()) {
-      const { session } = peer;
-      if (!peer.status || !session.hello) continue;
+    for (const connection of this.connections.values()) {
+      const hello = connection.peer.getHelloMessage();
+      if (!connection.status || !hello) continue;
+      const socket = connection.peer['_socket'];
       list.push(
         peerInfo({
-          p2pVersion: session.hello.p2pVersion,
-          clientId: session.hello.clientId,
-          capabilities: session.hello.capabilities,
-          localAddress: `${plainIp(session.socket.localAddress)}:${session.socket.localPort ?? 0}`,
-          remoteAddress: `${plainIp(session.socket.remoteAddress)}:${session.socket.remotePort ?? 0}`,
-          inbound: session.inbound,
-          listenPort: session.hello.listenPort,
-          idHex: peer.idHex,
-          remoteHost: plainIp(session.socket.remoteAddress),
-          status: { totalDifficulty: peer.status.totalDifficulty, bestHash: peer.status.bestHash, version: peer.status.version },
+          p2pVersion: hello.protocolVersion,
+          clientId: hello.clientId,
+          capabilities: hello.capabilities.map(({ name, version }) => ({ name, version })),
+          localAddress: `${plainIp(socket.localAddress)}:${socket.localPort ?? 0}`,
+          remoteAddress: `${plainIp(socket.remoteAddress)}:${socket.remotePort ?? 0}`,
+          inbound: connection.inbound,
+          listenPort: hello.port,
+          idHex: connection.idHex,
+          remoteHost: plainIp(socket.remoteAddress),
+          status: { totalDifficulty: connection.status.totalDifficulty, bestHash: connection.status.bestHash, version: connection.status.version },
         }),
       );
     }
@@ -218,14 +295,14 @@ export class P2pService {
 
   /** Sends a QBFT message to the matching connected peers; a message sent before is not sent again. */
   sendIstanbul(message: IstanbulOutbound): number {
-    if (!this.sent.add(Buffer.from(keccak_256(message.data)).toString('hex'))) return 0;
+    if (!this.sent.add(hex(keccak_256(message.data)))) return 0;
     const recipients = new Set(message.recipients.map(hex));
     const excluded = new Set(message.excludeAddresses.map(hex));
     let sentTo = 0;
-    for (const peer of this.peers.values()) {
-      if (!peer.status || peer.idHex === message.excludePeer) continue;
-      if (!recipients.has(peer.address) || excluded.has(peer.address)) continue;
-      if (peer.session.send(ISTANBUL_CAPABILITY.name, message.code, message.data)) sentTo++;
+    for (const connection of this.connections.values()) {
+      if (!connection.status || !connection.istanbul || connection.idHex === message.excludePeer) continue;
+      if (!recipients.has(connection.address) || excluded.has(connection.address)) continue;
+      if (connection.istanbul.sendMessage(message.code, message.data)) sentTo++;
     }
     return sentTo;
   }
@@ -234,138 +311,311 @@ export class P2pService {
   // Connections
   // ---------------------------------------------------------------------------------------------
 
-  private identity() {
-    return {
-      privateKey: this.config.privateKey,
-      id: this.id,
-      clientId: this.config.clientId,
-      listenPort: this.listenPort,
-      capabilities: [ETH_CAPABILITY, ISTANBUL_CAPABILITY],
-    };
+  private createRlpx(listenPort: number | null): RLPx {
+    return new RLPx(this.config.privateKey, {
+      clientId: new TextEncoder().encode(this.config.clientId),
+      timeout: this.config.timeoutMs ?? 10_000,
+      dpt: null,
+      // The service enforces --max-peers itself (static peers are exempt); the library's own limit,
+      // which also counts pending dials, only guards against floods.
+      maxPeers: Math.max(this.config.maxPeers, 1) * 2 + 16,
+      capabilities: [ETH.eth68, ISTANBUL_CAPABILITY],
+      common: this.common,
+      listenPort,
+    });
   }
 
-  private readonly handler: SessionHandler = {
-    onHello: (session) => this.onHello(session),
-    onMessage: (session, capability, code, payload) => this.onMessage(session, capability, code, payload),
-    onClose: (session, reason, byPeer) => this.onClose(session, reason, byPeer),
-  };
-
-  private accept(socket: Socket): void {
-    if (this.stopped) {
-      socket.destroy();
-      return;
-    }
-    this.track(new RlpxSession(socket, this.identity(), this.handler, undefined, this.config.timings ?? DEFAULT_TIMINGS));
+  private watch(rlpx: RLPx, inbound: boolean): void {
+    rlpx.events.on('peer:added', (peer: RlpxPeer) => this.onPeerAdded(peer, inbound));
+    rlpx.events.on('peer:removed', (peer: RlpxPeer, reason: unknown, byUs: boolean | null) => this.onPeerRemoved(peer, reason, byUs));
+    rlpx.events.on('peer:error', (peer: RlpxPeer, err: unknown) => {
+      const id = peer.getId();
+      this.events.log?.(`Peer ${id ? hex(id).slice(0, 16) : '?'}…: ${err instanceof Error ? err.message : String(err)}`, 'debug');
+    });
   }
 
   private dialDuePeers(): void {
-    if (this.stopped) return;
-    const busy = (idHex: string) => this.peers.has(idHex) || this.dialling.has(idHex);
-    for (const enode of this.table.due(Date.now(), busy)) this.dial(enode);
+    const dialler = this.dialler;
+    if (this.stopped || !dialler) return;
+    const now = Date.now();
+    for (const [idHex, startedAt] of this.dialling) {
+      if (now - startedAt < DIAL_DEADLINE_MS) continue;
+      this.dialling.delete(idHex);
+      this.table.failed(idHex, now);
+    }
+    const busy = (idHex: string) => this.connections.has(idHex) || this.dialling.has(idHex);
+    for (const enode of this.table.due(now, busy)) this.dial(dialler, enode);
   }
 
-  private dial(enode: Enode): void {
-    this.dialling.add(enode.idHex);
-    const socket = connect({ host: enode.host, port: enode.tcpPort });
-    const session = new RlpxSession(socket, this.identity(), this.handler, enode.id, this.config.timings ?? DEFAULT_TIMINGS);
-    this.track(session);
+  private dial(dialler: RLPx, enode: Enode): void {
+    this.dialling.set(enode.idHex, Date.now());
+    dialler.connect({ id: enode.id, address: enode.host, tcpPort: enode.tcpPort }).catch((err: unknown) => {
+      // Refused, timed out, or the previous connection to this node is still closing.
+      this.events.log?.(`Could not connect to ${enode.idHex.slice(0, 16)}…: ${err instanceof Error ? err.message : String(err)}`, 'debug');
+      this.dialling.delete(enode.idHex);
+      if (!this.connections.has(enode.idHex)) this.table.failed(enode.idHex, Date.now());
+    });
   }
 
-  private track(session: RlpxSession): void {
-    this.sessions.add(session);
-  }
-
-  private onHello(session: RlpxSession): DisconnectReasonCode | undefined {
-    const idHex = session.remoteIdHex;
-    if (!session.inbound) this.dialling.delete(idHex);
-    if (idHex === this.idHex) return DisconnectReason.LOCAL_IDENTITY;
-    const existing = this.peers.get(idHex);
-    if (existing && !existing.session.isClosed) {
+  private onPeerAdded(peer: RlpxPeer, inbound: boolean): void {
+    const id = peer.getId();
+    if (id === null) return peer.disconnect(DISCONNECT_REASON.INVALID_IDENTITY);
+    const idHex = hex(id);
+    if (!inbound) this.dialling.delete(idHex);
+    if (this.stopped) return peer.disconnect(DISCONNECT_REASON.CLIENT_QUITTING);
+    const existing = this.connections.get(idHex);
+    if (existing) {
       // Both sides dialled at once: keep the connection the node with the smaller id initiated, a
       // rule both ends apply alike. A redial while the old connection lives keeps the old one.
-      const initiatorOf = (s: RlpxSession) => (s.inbound ? idHex : this.idHex);
-      if (initiatorOf(session) < initiatorOf(existing.session)) {
-        this.peers.delete(idHex);
-        existing.session.disconnect(DisconnectReason.ALREADY_CONNECTED);
+      const initiatorOf = (c: { inbound: boolean }) => (c.inbound ? idHex : this.idHex);
+      if (initiatorOf({ inbound }) < initiatorOf(existing)) {
+        this.connections.delete(idHex);
+        existing.peer.disconnect(DISCONNECT_REASON.ALREADY_CONNECTED);
       } else {
-        return DisconnectReason.ALREADY_CONNECTED;
+        return peer.disconnect(DISCONNECT_REASON.ALREADY_CONNECTED);
       }
     }
-    if (this.peers.size >= this.config.maxPeers && !this.table.isStatic(idHex)) return DisconnectReason.TOO_MANY_PEERS;
-    if (!session.hasCapability(ETH_CAPABILITY.name)) return DisconnectReason.USELESS_PEER;
-    const peer: Peer = { session, idHex, address: Buffer.from(keccak_256(session.remoteId!).subarray(12)).toString('hex') };
-    this.peers.set(idHex, peer);
-    peer.statusTimer = setTimeout(() => {
-      if (!peer.status) session.disconnect(DisconnectReason.TIMEOUT);
-    }, this.config.statusTimeoutMs ?? 10_000);
-    session.send(ETH_CAPABILITY.name, EthCode.STATUS, encodeStatus(this.localStatus()));
-    return undefined;
+    if (this.connections.size >= this.config.maxPeers && !this.table.isStatic(idHex)) {
+      return peer.disconnect(DISCONNECT_REASON.TOO_MANY_PEERS);
+    }
+    const protocols = peer.getProtocols();
+    const eth = protocols.find((p): p is ETH => p instanceof ETH);
+    if (!eth) return peer.disconnect(DISCONNECT_REASON.USELESS_PEER);
+    const istanbul = (protocols as unknown[]).find((p): p is IstanbulProtocol => p instanceof IstanbulProtocol);
+    const connection: Connection = { peer, idHex, address: hex(keccak_256(id).subarray(12)), inbound, eth, istanbul };
+    this.connections.set(idHex, connection);
+    if (istanbul) {
+      istanbul.onMessage = (code, data) => {
+        if (connection.status && this.connections.get(idHex) === connection) this.events.onIstanbulMessage?.(code, data, idHex);
+      };
+    }
+    // Listen before sending: when the peer's Status came first, sendStatus emits `status` at once.
+    eth.events.on('status', (status: unknown) => this.onStatus(connection, status));
+    eth.events.on('message', (code: number, payload: unknown) => this.onEthMessage(connection, code, payload));
+    try {
+      eth.sendStatus({
+        td: bigIntToBytes(this.head.totalDifficulty),
+        bestHash: this.head.hash,
+        genesisHash: this.config.genesisHash,
+        latestBlock: bigIntToBytes(this.head.number),
+      });
+    } catch (err) {
+      // The library validated the peer's earlier Status while sending ours (network, genesis, fork id).
+      this.events.log?.(`Disconnecting peer ${idHex.slice(0, 16)}…: ${err instanceof Error ? err.message : String(err)}`, 'debug');
+      this.drop(connection, DISCONNECT_REASON.SUBPROTOCOL_ERROR);
+    }
   }
 
-  private localStatus(): EthStatus {
-    return {
-      version: ETH_PROTOCOL_VERSION,
-      networkId: this.config.networkId,
-      totalDifficulty: this.head.totalDifficulty,
-      bestHash: this.head.hash,
-      genesisHash: this.config.genesisHash,
-      forkId: forkIdAt(this.schedule, this.head),
-    };
+  /** The library accepted the peer's Status; Basalt's EIP-2124 checks also look at time forks. */
+  private onStatus(connection: Connection, raw: unknown): void {
+    if (this.connections.get(connection.idHex) !== connection || connection.status) return;
+    const status = toEthStatus(connection.eth.getVersion(), raw);
+    const problem = status === undefined
+      ? 'malformed Status'
+      : checkRemoteStatus({ networkId: this.config.networkId, schedule: this.schedule, head: this.head }, status);
+    if (status === undefined || problem !== undefined) {
+      this.events.log?.(`Disconnecting peer ${connection.idHex.slice(0, 16)}…: ${problem}`, 'debug');
+      return this.drop(connection, DISCONNECT_REASON.SUBPROTOCOL_ERROR);
+    }
+    connection.status = status;
+    this.table.connected(connection.idHex);
+    void this.sync?.learnPeerHead(connection.idHex, status.bestHash);
+    const clientId = connection.peer.getHelloMessage()?.clientId ?? '?';
+    this.events.log?.(`Connected to peer ${connection.idHex.slice(0, 16)}… (${clientId}, ${connection.inbound ? 'inbound' : 'outbound'})`);
+    this.publishPeerCount();
   }
 
-  private onMessage(session: RlpxSession, capability: string, code: number, payload: Uint8Array): void {
-    const peer = this.peers.get(session.remoteIdHex);
-    if (!peer || peer.session !== session) return;
-    if (capability === ETH_CAPABILITY.name) {
-      if (code !== EthCode.STATUS) return; // block exchange is not implemented: other eth messages are ignored
-      if (peer.status) return session.disconnect(DisconnectReason.PROTOCOL_BREACH);
-      let status: EthStatus;
+  private onPeerRemoved(peer: RlpxPeer, reason: unknown, byUs: boolean | null): void {
+    const id = peer.getId();
+    if (id === null) return;
+    const idHex = hex(id);
+    const connection = this.connections.get(idHex);
+    // A connection refused or replaced earlier is no longer tracked.
+    if (!connection || connection.peer !== peer) return;
+    this.connections.delete(idHex);
+    this.forgetPeer(idHex);
+    if (connection.status) {
+      const why = typeof reason === 'number' ? `reason 0x${reason.toString(16).padStart(2, '0')}${byUs ? '' : ' from peer'}` : 'connection closed';
+      this.events.log?.(`Disconnected from peer ${idHex.slice(0, 16)}… (${why})`);
+    }
+    this.table.failed(idHex, Date.now());
+    this.publishPeerCount();
+  }
+
+  /** Stops tracking a connection at once (admin_peers and the peer count drop it) and disconnects it. */
+  private drop(connection: Connection, reason: DISCONNECT_REASON): void {
+    if (this.connections.get(connection.idHex) === connection) {
+      this.connections.delete(connection.idHex);
+      this.forgetPeer(connection.idHex);
+    }
+    connection.peer.disconnect(reason);
+    this.table.failed(connection.idHex, Date.now());
+    this.publishPeerCount();
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // eth/68 blocks: serving peers, requests of the sync, announcements
+  // ---------------------------------------------------------------------------------------------
+
+  private onEthMessage(connection: Connection, code: number, raw: unknown): void {
+    if (!connection.status || this.connections.get(connection.idHex) !== connection) return;
+    try {
+      const payload = raw as NestedUint8Array;
+      switch (code) {
+        case EthCode.GetBlockHeaders: {
+          const [id, query] = requestParts(payload);
+          if (!Array.isArray(query) || query.length !== 4 || !query.every((item) => item instanceof Uint8Array)) throw new Error('malformed GetBlockHeaders');
+          const [origin, amount, skip, reverse] = query as Uint8Array[];
+          this.answer(connection, id, EthCode.BlockHeaders, () =>
+            this.config.chain?.headers({
+              origin: origin!.length === 32 ? origin! : bytesToBigInt(origin!),
+              amount: Number(bytesToBigInt(amount!)),
+              skip: Number(bytesToBigInt(skip!)),
+              reverse: bytesToBigInt(reverse!) !== 0n,
+            }),
+          );
+          return;
+        }
+        case EthCode.GetBlockBodies: {
+          const [id, hashes] = requestParts(payload);
+          if (!Array.isArray(hashes) || !hashes.every((h) => h instanceof Uint8Array)) throw new Error('malformed GetBlockBodies');
+          this.answer(connection, id, EthCode.BlockBodies, () => this.config.chain?.bodies(hashes as Uint8Array[]));
+          return;
+        }
+        // Basalt keeps no receipts or pooled transactions for peers: an empty answer says so without a timeout.
+        case EthCode.GetReceipts:
+          return this.answer(connection, requestParts(payload)[0], EthCode.Receipts, async () => []);
+        case EthCode.GetPooledTransactions:
+          return this.answer(connection, requestParts(payload)[0], EthCode.PooledTransactions, async () => []);
+        case EthCode.BlockHeaders:
+        case EthCode.BlockBodies: {
+          const [id, items] = requestParts(payload);
+          const request = this.pending.get(id);
+          if (!request || request.peer !== connection.idHex || !Array.isArray(items)) return;
+          this.settle(id, request.peer, items);
+          return;
+        }
+        case EthCode.NewBlockHashes:
+          for (const item of payload) {
+            const number = Array.isArray(item) ? item[1] : undefined;
+            if (number instanceof Uint8Array) this.sync?.notePeerHead(connection.idHex, bytesToBigInt(number));
+          }
+          return;
+        case EthCode.NewBlock: {
+          const header = Array.isArray(payload[0]) ? payload[0][0] : undefined;
+          if (Array.isArray(header)) this.sync?.notePeerHead(connection.idHex, numberOf(header));
+          return;
+        }
+        default:
+          return;
+      }
+    } catch (err) {
+      this.events.log?.(`Bad eth message 0x${code.toString(16)} from peer ${connection.idHex.slice(0, 16)}…: ${err instanceof Error ? err.message : String(err)}`, 'debug');
+    }
+  }
+
+  /** Answers a request with the RLP items `produce` gives (none without a chain). */
+  private answer(connection: Connection, id: bigint, code: number, produce: () => Promise<Uint8Array[]> | undefined): void {
+    (produce() ?? Promise.resolve([]))
+      .then((items) => {
+        if (this.connections.get(connection.idHex) !== connection) return;
+        connection.eth.sendMessage(code as Parameters<ETH['sendMessage']>[0], [id, items.map((item) => RLP.decode(item))]);
+      })
+      .catch((err: unknown) => this.events.log?.(`Could not answer peer ${connection.idHex.slice(0, 16)}…: ${err instanceof Error ? err.message : String(err)}`, 'debug'));
+  }
+
+  private request(peer: string, code: number, payload: unknown[]): Promise<NestedUint8Array> {
+    const connection = this.connections.get(peer);
+    if (!connection?.status) return Promise.reject(new Error('the peer is not connected'));
+    const id = this.nextRequestId++;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => this.settle(id, peer, new Error('no answer in time')), REQUEST_TIMEOUT_MS);
+      this.pending.set(id, { peer, resolve, reject, timer });
       try {
-        status = decodeStatus(payload);
-      } catch {
-        return session.disconnect(DisconnectReason.SUBPROTOCOL);
+        connection.eth.sendMessage(code as Parameters<ETH['sendMessage']>[0], [id, payload] as Parameters<ETH['sendMessage']>[1]);
+      } catch (err) {
+        this.settle(id, peer, err instanceof Error ? err : new Error(String(err)));
       }
-      const problem = checkRemoteStatus({ networkId: this.config.networkId, schedule: this.schedule, head: this.head }, status);
-      if (problem !== undefined) {
-        this.listener.log?.(`Disconnecting peer ${peer.idHex.slice(0, 16)}…: ${problem}`, 'debug');
-        return session.disconnect(DisconnectReason.SUBPROTOCOL);
+    });
+  }
+
+  private settle(id: bigint, peer: string, outcome: NestedUint8Array | Error): void {
+    const request = this.pending.get(id);
+    if (!request || request.peer !== peer) return;
+    this.pending.delete(id);
+    clearTimeout(request.timer);
+    if (outcome instanceof Error) request.reject(outcome);
+    else request.resolve(outcome);
+  }
+
+  private forgetPeer(idHex: string): void {
+    this.sync?.peerGone(idHex);
+    for (const [id, request] of this.pending) if (request.peer === idHex) this.settle(id, idHex, new Error('the peer disconnected'));
+  }
+
+  private broadcast(code: number, payload: unknown[]): void {
+    for (const connection of this.connections.values()) {
+      if (!connection.status) continue;
+      try {
+        connection.eth.sendMessage(code as Parameters<ETH['sendMessage']>[0], payload as Parameters<ETH['sendMessage']>[1]);
+      } catch (err) {
+        this.events.log?.(`Could not send to peer ${connection.idHex.slice(0, 16)}…: ${err instanceof Error ? err.message : String(err)}`, 'debug');
       }
-      peer.status = status;
-      clearTimeout(peer.statusTimer);
-      this.table.connected(peer.idHex);
-      this.listener.log?.(`Connected to peer ${peer.idHex.slice(0, 16)}… (${session.hello?.clientId ?? '?'}, ${session.inbound ? 'inbound' : 'outbound'})`);
-      this.publishPeerCount();
-      return;
-    }
-    if (capability === ISTANBUL_CAPABILITY.name && peer.status) {
-      this.listener.onIstanbulMessage?.(code, payload, peer.idHex);
     }
   }
 
-  private onClose(session: RlpxSession, reason: DisconnectReasonCode | undefined, byPeer: boolean): void {
-    this.sessions.delete(session);
-    const idHex = session.remoteIdHex;
-    if (!session.inbound) this.dialling.delete(idHex);
-    const peer = this.peers.get(idHex);
-    if (peer && peer.session === session) {
-      clearTimeout(peer.statusTimer);
-      this.peers.delete(idHex);
-      if (peer.status) {
-        const why = reason === undefined ? 'connection closed' : `reason 0x${reason.toString(16).padStart(2, '0')}${byPeer ? ' from peer' : ''}`;
-        this.listener.log?.(`Disconnected from peer ${idHex.slice(0, 16)}… (${why})`);
-      }
-      this.publishPeerCount();
-    }
-    // A connection replaced by a better one for the same peer is not a failure.
-    if (idHex !== '' && !this.peers.has(idHex)) this.table.failed(idHex, Date.now());
+  private lastSyncReport = '';
+
+  private reportSync(): void {
+    if (!this.sync) return;
+    const highest = this.sync.highestKnown;
+    const report = `${this.head.number}/${highest}`;
+    if (report === this.lastSyncReport) return;
+    this.lastSyncReport = report;
+    this.events.onSyncProgress?.(this.head.number, highest);
   }
 
   private publishPeerCount(): void {
     const count = this.peerCount;
     if (count === this.lastPeerCount) return;
     this.lastPeerCount = count;
-    this.listener.onPeerCount?.(count);
+    this.events.onPeerCount?.(count);
   }
+}
+
+/**
+ * The Common the library's ETH protocol reads: fork hashes need the genesis hash, and the library
+ * sends and compares `common.chainId()` as the Status network id.
+ */
+function devp2pCommon(genesis: Genesis, genesisHash: Uint8Array, networkId: bigint): Common {
+  const common = createChainCommon(genesis, { genesisHash });
+  // `--network-id` may differ from the chain id; this Common serves devp2p only.
+  if (common.chainId() !== networkId) common.chainId = () => networkId;
+  return common;
+}
+
+/** The library's `status` event (raw fields) as an EthStatus; undefined when a field is malformed. */
+function toEthStatus(version: number, raw: unknown): EthStatus | undefined {
+  if (typeof raw !== 'object' || raw === null) return undefined;
+  const { chainId, td, bestHash, genesisHash, forkId } = raw as Record<string, unknown>;
+  if (!(chainId instanceof Uint8Array) || !(td instanceof Uint8Array)) return undefined;
+  if (!(bestHash instanceof Uint8Array) || bestHash.length !== 32 || !(genesisHash instanceof Uint8Array) || genesisHash.length !== 32) return undefined;
+  if (!Array.isArray(forkId) || !(forkId[0] instanceof Uint8Array) || forkId[0].length !== 4 || !(forkId[1] instanceof Uint8Array)) return undefined;
+  return {
+    version,
+    networkId: bytesToBigInt(chainId),
+    totalDifficulty: bytesToBigInt(td),
+    bestHash,
+    genesisHash,
+    forkId: { hash: forkId[0], next: bytesToBigInt(forkId[1]) },
+  };
+}
+
+/** The request id and body of an eth/66+ request or answer. */
+function requestParts(payload: NestedUint8Array): [bigint, Uint8Array | NestedUint8Array] {
+  const [id, body] = payload;
+  if (!(id instanceof Uint8Array) || body === undefined) throw new Error('no request id');
+  return [bytesToBigInt(id), body];
 }
 
 function hex(bytes: Uint8Array): string {

@@ -10,6 +10,7 @@ import { controlOf } from '../actors/control.js';
 import type { ChainActorData, ConsensusActorData, HttpActorData, P2pActorData, TxPoolActorData } from '../actors/worker-data.js';
 import type { HeadInfo } from '../chain/chain.js';
 import { createHeadBuffer } from '../transport/head-view.js';
+import { createP2pStatusBuffer } from '../p2p/status-view.js';
 import { assertNativeUws } from '../transport/uws-native.js';
 import { Logger, setLogLevel } from '../util/log.js';
 import type { LogLevel } from '../util/log.js';
@@ -58,7 +59,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
   const consensusP2p = p2pEnabled ? new MessageChannel() : undefined;
   const httpP2p = Array.from({ length: p2pEnabled ? httpWorkers : 0 }, () => new MessageChannel());
   const headView = createHeadBuffer();
-  const peerCountView = new SharedArrayBuffer(4);
+  const p2pStatusView = createP2pStatusBuffer();
 
   const actors: Actor[] = [];
   let stopping = false;
@@ -155,7 +156,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
         listenPort: options.p2pPort,
         maxPeers: options.maxPeers,
         bootnodes: [...(options.bootnodes ?? [])],
-        peerCountView,
+        p2pStatusView,
         headView,
         ports: { chain: chainP2p.port2, consensus: consensusP2p.port1, http: httpP2p.map((c) => c.port1) },
       };
@@ -200,7 +201,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
         chainId: network.chainId,
         clientVersion: clientVersion(options.identity),
         p2pEnabled: options.p2pEnabled,
-        ...(p2pListening ? { p2p: p2pListening, peerCountView } : {}),
+        ...(p2pListening ? { p2p: p2pListening, p2pStatusView } : {}),
         headView,
         ports: {
           chain: httpChain[i]!.port2,

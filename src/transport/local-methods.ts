@@ -24,6 +24,8 @@ export interface LocalMethodsContext {
   p2pEnabled: boolean;
   /** Connected peers, published by the p2p actor; absent means 0. */
   peerCount?: () => number;
+  /** The sync in progress (full sync over devp2p), or undefined when in sync; absent means never syncing. */
+  syncStatus?: () => { startingBlock: bigint; currentBlock: bigint; highestBlock: bigint } | undefined;
   /** Highest eth/ protocol version offered to peers (src/p2p); absent = none (null). */
   ethProtocolVersion?: number;
   /** Where JSON-RPC HTTP and devp2p listen, for net_services. */
@@ -42,8 +44,11 @@ export function createLocalMethods(ctx: LocalMethodsContext): LocalMethods {
       return toQuantity(number);
     },
     eth_chainId: () => (ctx.chainId === null ? null : toQuantity(ctx.chainId)),
-    // Sync is not implemented: a node is always up to date with what it has.
-    eth_syncing: () => false,
+    eth_syncing: () => {
+      const sync = ctx.syncStatus?.();
+      if (sync === undefined) return false;
+      return { startingBlock: toQuantity(sync.startingBlock), currentBlock: toQuantity(sync.currentBlock), highestBlock: toQuantity(sync.highestBlock) };
+    },
     eth_sendTransaction: () => {
       throw new RpcError(RpcErrors.ETH_SEND_TX_NOT_AVAILABLE);
     },

@@ -11,8 +11,6 @@ import { CliUsageError, formatUsageError, USAGE_ERROR_EXIT_CODE } from '../error
 import { resolveOptions } from '../resolve.js';
 import type { NodeOptions } from '../options.js';
 import type { ImportProgress, ImportSummary } from '../../chain/block-importer.js';
-import type { Genesis } from '../../chain/genesis.js';
-import type { ChainImportRules } from '../../chain/import-rules.js';
 import { BasaltCommand } from './base.js';
 
 /** Exit code when the import itself fails (a bad file or block); parameter errors exit 2 like every command. */
@@ -173,7 +171,7 @@ async function importFiles(args: BlocksImportArgs, options: NodeOptions, output:
   const dataPath = resolvePath(options.dataPath);
   mkdirSync(dataPath, { recursive: true });
 
-  const rules = await importRulesFor(genesis, args.skipPowValidation);
+  const rules = await (await import('../../chain/import-rules.js')).importRulesFor(genesis, args.skipPowValidation);
   const recovery = new Piscina({
     filename: new URL('../../chain/sender-recovery-task.js', import.meta.url).href,
     workerData: { genesisJson: network.genesisJson },
@@ -218,16 +216,4 @@ async function importFiles(args: BlocksImportArgs, options: NodeOptions, output:
     await chain.close();
     await recovery.destroy();
   }
-}
-
-async function importRulesFor(genesis: Genesis, skipPowValidation: boolean): Promise<ChainImportRules> {
-  if (genesis.consensus === 'qbft') return { consensus: 'qbft' };
-  const rules: ChainImportRules = { consensus: 'ethash' };
-  if (genesis.ethash?.fixedDifficulty !== undefined) rules.fixedDifficulty = genesis.ethash.fixedDifficulty;
-  if (genesis.config.terminalTotalDifficulty !== undefined) rules.terminalTotalDifficulty = genesis.config.terminalTotalDifficulty;
-  if (!skipPowValidation) {
-    const { verifyEthashSeal } = await import('../../chain/ethash.js');
-    rules.verifySeal = verifyEthashSeal;
-  }
-  return rules;
 }

@@ -1,0 +1,97 @@
+/**
+ * What the chain gives and takes for devp2p block sync: canonical headers and bodies as eth/68
+ * GetBlockHeaders / GetBlockBodies ask for them, and a batch of blocks from a peer imported through
+ * the same checks as `blocks import` (header and body rules, QBFT commit seals, execution).
+ */
+import { RLP } from '@ethereumjs/rlp';
+import type { Input } from '@ethereumjs/rlp';
+import type { Chain, HeadInfo, NewHeadEvent } from './chain.js';
+import { ImportFailure, importBlocks } from './block-importer.js';
+import type { SealedBlockCheck } from './block-validation-qbft.js';
+import type { ChainImportRules } from './import-rules.js';
+
+/** eth/68 GetBlockHeaders: from `origin` (a number or a block hash), `amount` headers `skip` apart. */
+export interface HeaderQuery {
+  origin: bigint | Uint8Array;
+  amount: number;
+  skip: number;
+  reverse: boolean;
+}
+
+/** Besu's defaults for the largest answers it serves (`--Xeth-max-headers`-style limits). */
+export const MAX_HEADERS_SERVED = 192;
+export const MAX_BODIES_SERVED = 128;
+
+/** RLP of the canonical headers the query names, stopping at the first one the chain lacks. */
+export async function headersFor(chain: Chain, query: HeaderQuery): Promise<Uint8Array[]> {
+  let start: bigint;
+  if (typeof query.origin === 'bigint') {
+    start = query.origin;
+  } else {
+    const block = await chain.store.getBlock(query.origin);
+    if (!block) return [];
+    const canonical = await chain.store.getCanonicalHash(block.header.number);
+    // Only the canonical chain is served: a side block's descendants by number would be another chain's.
+    if (!canonical || Buffer.compare(canonical, query.origin) !== 0) return query.amount === 1 ? [block.header.serialize()] : [];
+    start = block.header.number;
+  }
+  const amount = Math.min(Math.max(query.amount, 0), MAX_HEADERS_SERVED);
+  const step = BigInt(query.skip + 1) * (query.reverse ? -1n : 1n);
+  const head = chain.getHead().number;
+  const headers: Uint8Array[] = [];
+  for (let i = 0, number = start; i < amount && number >= 0n && number <= head; i++, number += step) {
+    const block = await chain.store.getBlockByNumber(number);
+    if (!block) break;
+    headers.push(block.header.serialize());
+  }
+  return headers;
+}
+
+/** RLP of each known block's body ([transactions, ommers, withdrawals?]); unknown hashes are left out. */
+export async function bodiesFor(chain: Chain, hashes: Uint8Array[]): Promise<Uint8Array[]> {
+  const bodies: Uint8Array[] = [];
+  for (const hash of hashes.slice(0, MAX_BODIES_SERVED)) {
+    const block = await chain.store.getBlock(hash);
+    if (block) bodies.push(RLP.encode(block.raw().slice(1) as Input));
+  }
+  return bodies;
+}
+
+export interface SyncImportResult {
+  imported: number;
+  head: HeadInfo;
+  /** Why the first block that was not imported was refused. */
+  error?: string;
+}
+
+/**
+ * Imports blocks from a peer in order on top of the head, as `blocks import` does; blocks already
+ * canonical are skipped. Stops at the first bad block and keeps the ones before it.
+ */
+export async function importSyncedBlocks(
+  chain: Chain,
+  blocks: Uint8Array[],
+  checks: { rules: ChainImportRules; checkSealedBlock?: SealedBlockCheck },
+  onImported: (event: NewHeadEvent) => void,
+): Promise<SyncImportResult> {
+  let imported = 0;
+  try {
+    await importBlocks(
+      chain,
+      blocks.map((bytes, index) => ({ index, offset: 0, bytes })),
+      {
+        rules: checks.rules,
+        ...(checks.checkSealedBlock ? { checkSealedBlock: checks.checkSealedBlock } : {}),
+        total: blocks.length,
+        onImported: (event) => {
+          imported++;
+          onImported(event);
+        },
+      },
+    );
+    return { imported, head: chain.getHead() };
+  } catch (err) {
+    const reason = err instanceof ImportFailure ? err.message : err instanceof Error ? err.message : String(err);
+    return { imported, head: chain.getHead(), error: reason };
+  }
+}
