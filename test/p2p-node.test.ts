@@ -13,6 +13,8 @@ import { join } from 'node:path';
 import { genesisExtraData } from '../src/consensus/qbft/extra-data.js';
 import { addressOf } from '../src/consensus/qbft/seal.js';
 import { nodeIdOf } from '../src/p2p/enode.js';
+import { JsonRpcProvider, Wallet, parseEther } from 'ethers';
+import { DEV_ACCOUNTS } from './helpers/dev-accounts.js';
 import { REPO_ROOT, freePort, removeDataPath, startDevNode, tempDataPath } from './helpers/node-process.js';
 import type { NodeProcess } from './helpers/node-process.js';
 
@@ -341,4 +343,25 @@ test.serial('a validator that was down and a node that joins late catch up by fu
   const [reached] = await heightsOf([joiner!]);
   await expectSameBlocks(t, all(), 1, reached!);
   await Promise.all(all().map((n) => n.stop()));
+});
+
+test.serial('a transaction sent to a non-validator node reaches the validator, and the block comes back', async (t) => {
+  const validator = await devNode([]);
+  const follower = await devNode([`--node-private-key-file=${keyFile()}`, `--bootnodes=${await validator.rpc<string>('net_enode')}`]);
+  await withNodeLogs(t, () => [validator, follower], async () => {
+    await waitFor('the follower connected', () => follower.rpc<string>('net_peerCount'), (count) => count === '0x1', 20_000);
+    const provider = new JsonRpcProvider(follower.url, undefined, { staticNetwork: true, pollingInterval: 200 });
+    const sender = new Wallet(DEV_ACCOUNTS[1].privateKey, provider);
+    const recipient = Wallet.createRandom().address;
+    const tx = await sender.sendTransaction({ to: recipient, value: parseEther('2') });
+    // The follower produces no blocks: the receipt exists only if the validator got the transaction by
+    // gossip, put it in a block, and the follower synced that block.
+    const receipt = await tx.wait(1, 30_000);
+    t.is(receipt!.status, 1);
+    t.is(await provider.getBalance(recipient), parseEther('2'));
+    const mined = await validator.rpc<{ hash: string }>('eth_getBlockByNumber', [`0x${receipt!.blockNumber.toString(16)}`, false]);
+    t.is(mined.hash, receipt!.blockHash);
+    provider.destroy();
+  });
+  await Promise.all([validator.stop(), follower.stop()]);
 });

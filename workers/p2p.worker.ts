@@ -6,7 +6,7 @@
 import { workerData } from 'node:worker_threads';
 import { exposeControl } from '../src/actors/control.js';
 import { Mailbox } from '../src/actors/mailbox.js';
-import type { ChainProtocol, ConsensusToP2pEvents, P2pProtocol, P2pToConsensusEvents, RpcCall } from '../src/actors/protocols.js';
+import type { ChainProtocol, ConsensusToP2pEvents, P2pProtocol, P2pToConsensusEvents, RpcCall, TxPoolEvents, TxPoolProtocol } from '../src/actors/protocols.js';
 import type { P2pActorData } from '../src/actors/worker-data.js';
 import { parseGenesisJson } from '../src/chain/genesis.js';
 import { parseEnode } from '../src/p2p/enode.js';
@@ -44,6 +44,7 @@ exposeControl<{ port: number }>({
       }
     });
 
+    const txpool = new Mailbox<TxPoolProtocol, Record<never, never>, Record<never, never>, TxPoolEvents>(data.ports.txpool);
     const consensus = new Mailbox<Record<never, never>, Record<never, never>, P2pToConsensusEvents, ConsensusToP2pEvents>(data.ports.consensus);
     const status = new P2pStatusWriter(data.p2pStatusView);
     const p2p = new P2pService(
@@ -59,6 +60,11 @@ exposeControl<{ port: number }>({
         genesisHash: genesisHeader.hash,
         head,
         ...(genesis.qbft ? { gossipedHistoryLimit: genesis.qbft.gossipedHistoryLimit } : {}),
+        txpool: {
+          add: (raws) => txpool.request('peerTransactions', { raws }),
+          pooled: (hashes) => txpool.request('pooledTransactions', { hashes }),
+          unknown: (hashes) => txpool.request('unknownTransactions', { hashes }),
+        },
         chain: {
           headers: (query) => chain.request('syncHeaders', query),
           bodies: (hashes) => chain.request('syncBodies', { hashes }),
@@ -74,6 +80,7 @@ exposeControl<{ port: number }>({
     );
     service = p2p;
     consensus.on({ istanbulSend: (message) => void p2p.sendIstanbul(message) });
+    txpool.on({ newTransactions: ({ txs }) => p2p.gossipTransactions(txs) });
 
     const handlers = createP2pRpcHandlers(p2p) as Record<string, ((params: unknown) => Json | Promise<Json>) | undefined>;
     const rpc = {

@@ -10,7 +10,7 @@ import { createTxFromRLP } from '@ethereumjs/tx';
 import { bytesToHex } from '@ethereumjs/util';
 import { exposeControl } from '../src/actors/control.js';
 import { Mailbox } from '../src/actors/mailbox.js';
-import type { AccountSnapshot, ChainEvents, ChainProtocol, TxPoolProtocol } from '../src/actors/protocols.js';
+import type { AccountSnapshot, ChainEvents, ChainProtocol, GossipTx, TxPoolEvents, TxPoolProtocol } from '../src/actors/protocols.js';
 import type { TxPoolActorData } from '../src/actors/worker-data.js';
 import type { HeadInfo } from '../src/chain/chain.js';
 import { createChainCommon } from '../src/chain/common.js';
@@ -24,7 +24,7 @@ import type { DecodeTaskResult } from '../src/txpool/decode-task.js';
 import { txRulesFor } from '../src/txpool/decode.js';
 import { TransactionPool } from '../src/txpool/pool.js';
 import { matchesPendingFilters } from '../src/txpool/pending-filter.js';
-import type { TxRules } from '../src/txpool/types.js';
+import type { DecodedTx, TxRules } from '../src/txpool/types.js';
 import { Logger, setLogLevel } from '../src/util/log.js';
 
 const data = workerData as TxPoolActorData;
@@ -42,6 +42,7 @@ const decoders = new Piscina({
 });
 
 let chain: Mailbox<ChainProtocol, TxPoolProtocol, Record<never, never>, ChainEvents>;
+let p2p: Mailbox<Record<never, never>, TxPoolProtocol, TxPoolEvents> | undefined;
 let head: HeadInfo;
 let rules: TxRules;
 /** Account snapshots valid for the current head; cleared when the head moves. */
@@ -84,15 +85,39 @@ function flushAccountBatch(): void {
   );
 }
 
+/**
+ * Decodes, checks and pools one transaction (from JSON-RPC when `local`, else from a peer); throws
+ * the RpcError Besu answers with. Admitted transactions are gossiped to peers.
+ */
+async function admit(raw: Uint8Array, local: boolean): Promise<Uint8Array> {
+  const decoded = (await decoders.run({ raw, rules })) as DecodeTaskResult;
+  if ('error' in decoded) throw new RpcError(decoded.error);
+  const tx = decoded.ok;
+  const account = await accountAt(tx.sender);
+  pool.add(tx, { account, blockGasLimit: head.gasLimit, baseFee: head.nextBaseFeePerGas, local, now: Date.now() });
+  for (const filter of pendingFilters.all()) filter.hashes.push(tx.hash);
+  gossip(tx);
+  return tx.hash;
+}
+
+let gossipBatch: GossipTx[] = [];
+
+/** Hands admitted transactions to the p2p actor, one message per tick. */
+function gossip(tx: DecodedTx): void {
+  if (!p2p) return;
+  if (gossipBatch.length === 0) {
+    setImmediate(() => {
+      const txs = gossipBatch;
+      gossipBatch = [];
+      p2p?.emit('newTransactions', { txs });
+    });
+  }
+  gossipBatch.push({ hash: tx.hash, type: tx.type, raw: tx.raw });
+}
+
 const rpcHandlers: MethodHandlers<'txpool'> = {
   async eth_sendRawTransaction({ raw }) {
-    const decoded = (await decoders.run({ raw, rules })) as DecodeTaskResult;
-    if ('error' in decoded) throw new RpcError(decoded.error);
-    const tx = decoded.ok;
-    const account = await accountAt(tx.sender);
-    pool.add(tx, { account, blockGasLimit: head.gasLimit, baseFee: head.nextBaseFeePerGas, local: true, now: Date.now() });
-    for (const filter of pendingFilters.all()) filter.hashes.push(tx.hash);
-    return bytesToHex(tx.hash);
+    return bytesToHex(await admit(raw, true));
   },
   eth_getTransactionByHash({ hash }) {
     return pendingView(hash);
@@ -166,6 +191,17 @@ const handlers = {
     if (hashes.length > 0) log.debug(`Dropped ${hashes.length} transactions that block building rejected`);
     return null;
   },
+  async peerTransactions({ raws }: { raws: Uint8Array[] }) {
+    // A peer's transaction the pool refuses (known, underpriced, nonce too low) is simply not kept.
+    const outcomes = await Promise.allSettled(raws.map((raw) => admit(raw, false)));
+    return { added: outcomes.filter((o) => o.status === 'fulfilled').length };
+  },
+  pooledTransactions: ({ hashes }: { hashes: Uint8Array[] }) =>
+    hashes.flatMap((hash) => {
+      const tx = pool.getByHash(hash);
+      return tx ? [tx.raw] : [];
+    }),
+  unknownTransactions: ({ hashes }: { hashes: Uint8Array[] }) => hashes.filter((hash) => !pool.getByHash(hash)),
 } satisfies Parameters<Mailbox<Record<never, never>, TxPoolProtocol>['serve']>[0];
 
 exposeControl<null>({
@@ -174,6 +210,10 @@ exposeControl<null>({
     chain.serve(handlers);
     new Mailbox<Record<never, never>, TxPoolProtocol>(data.ports.consensus).serve(handlers);
     for (const port of data.ports.http) new Mailbox<Record<never, never>, TxPoolProtocol>(port).serve(handlers);
+    if (data.ports.p2p) {
+      p2p = new Mailbox(data.ports.p2p);
+      p2p.serve(handlers);
+    }
     setHead(await chain.request('head', {}));
     chain.on({
       newHead(event) {

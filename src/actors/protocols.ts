@@ -74,7 +74,25 @@ export type TxPoolProtocol = {
   pendingTx: { req: { hash: Uint8Array }; res: Json };
   /** Drops transactions that block building found invalid against the state. */
   drop: { req: { hashes: Uint8Array[] }; res: null };
+  /** Transactions from a peer (eth/68 Transactions / PooledTransactions), in network form; bad ones are skipped. */
+  peerTransactions: { req: { raws: Uint8Array[] }; res: { added: number } };
+  /** Network forms of the pooled transactions among `hashes` (eth/68 GetPooledTransactions). */
+  pooledTransactions: { req: { hashes: Uint8Array[] }; res: Uint8Array[] };
+  /** Which of `hashes` the pool does not hold (what to fetch after NewPooledTransactionHashes). */
+  unknownTransactions: { req: { hashes: Uint8Array[] }; res: Uint8Array[] };
 };
+
+/** Transaction pool → p2p: transactions just admitted, to gossip to peers. */
+export type TxPoolEvents = {
+  newTransactions: { txs: GossipTx[] };
+};
+
+export interface GossipTx {
+  hash: Uint8Array;
+  type: number;
+  /** Network form: the RLP list of a legacy transaction, `type ‖ payload` of a typed one. */
+  raw: Uint8Array;
+}
 
 /** Anyone → consensus. */
 export type ConsensusProtocol = {

@@ -36,7 +36,8 @@ export interface TxPoolActorData extends ActorDataBase {
     txFeeCap: bigint;
     noLocalPriority: boolean;
   };
-  ports: { chain: MessagePort; consensus: MessagePort; http: MessagePort[] };
+  /** `p2p` is absent when P2P is disabled. */
+  ports: { chain: MessagePort; consensus: MessagePort; http: MessagePort[]; p2p?: MessagePort };
 }
 
 export interface ConsensusActorData extends ActorDataBase {
@@ -82,5 +83,5 @@ export interface P2pActorData extends ActorDataBase {
   p2pStatusView: SharedArrayBuffer;
   /** The chain head published by the chain actor; the p2p actor follows it for Status and admin_nodeInfo. */
   headView: SharedArrayBuffer;
-  ports: { chain: MessagePort; consensus: MessagePort; http: MessagePort[] };
+  ports: { chain: MessagePort; consensus: MessagePort; txpool: MessagePort; http: MessagePort[] };
 }

@@ -14,11 +14,13 @@ import type { ChainHeadFacts } from './p2p-service.js';
 /** eth/68 message codes (relative to the eth protocol's offset). */
 export const EthCode = {
   NewBlockHashes: 0x01,
+  Transactions: 0x02,
   GetBlockHeaders: 0x03,
   BlockHeaders: 0x04,
   GetBlockBodies: 0x05,
   BlockBodies: 0x06,
   NewBlock: 0x07,
+  NewPooledTransactionHashes: 0x08,
   GetPooledTransactions: 0x09,
   PooledTransactions: 0x0a,
   GetReceipts: 0x0f,

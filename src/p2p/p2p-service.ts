@@ -15,6 +15,7 @@ import type { NestedUint8Array } from '@ethereumjs/rlp';
 import { qbftOnChainHash } from '../consensus/qbft/block-hash.js';
 import { BlockSync, EthCode, numberOf } from './block-sync.js';
 import type { SyncChain } from './block-sync.js';
+import type { GossipTx } from '../actors/protocols.js';
 import { createChainCommon } from '../chain/common.js';
 import { RecentKeys } from '../consensus/qbft/controller.js';
 import type { Genesis } from '../chain/genesis.js';
@@ -59,6 +60,15 @@ export interface P2pServiceConfig {
   timeoutMs?: number;
   /** The chain, for serving and importing blocks (full sync); without it peers get empty answers. */
   chain?: SyncChain;
+  /** The transaction pool, for transaction gossip; without it peers' transactions are ignored. */
+  txpool?: GossipPool;
+}
+
+/** What transaction gossip needs from the pool (network forms: see GossipTx). */
+export interface GossipPool {
+  add(raws: Uint8Array[]): Promise<unknown>;
+  pooled(hashes: Uint8Array[]): Promise<Uint8Array[]>;
+  unknown(hashes: Uint8Array[]): Promise<Uint8Array[]>;
 }
 
 /** A QBFT message to send: to peers whose address is a recipient, minus the exclusions (§4.7). */
@@ -94,9 +104,15 @@ interface Connection {
   istanbul: IstanbulProtocol | undefined;
   /** Set once both Status messages were exchanged and accepted. */
   status?: EthStatus;
+  /** Transaction hashes (hex) this peer sent or was sent: not gossiped to it again. */
+  knownTxs: RecentKeys;
 }
 
 const MAINTENANCE_INTERVAL_MS = 250;
+/** Transaction hashes remembered per peer (Besu keeps a similar bounded "seen" set per peer). */
+const KNOWN_TXS_PER_PEER = 8192;
+/** EIP-4844 blob transactions are only announced by hash (eth/68), never sent whole unasked. */
+const BLOB_TX_TYPE = 3;
 /** How long a peer has to answer a GetBlockHeaders / GetBlockBodies request. */
 const REQUEST_TIMEOUT_MS = 10_000;
 
@@ -382,7 +398,7 @@ export class P2pService {
     const eth = protocols.find((p): p is ETH => p instanceof ETH);
     if (!eth) return peer.disconnect(DISCONNECT_REASON.USELESS_PEER);
     const istanbul = (protocols as unknown[]).find((p): p is IstanbulProtocol => p instanceof IstanbulProtocol);
-    const connection: Connection = { peer, idHex, address: hex(keccak_256(id).subarray(12)), inbound, eth, istanbul };
+    const connection: Connection = { peer, idHex, address: hex(keccak_256(id).subarray(12)), inbound, eth, istanbul, knownTxs: new RecentKeys(KNOWN_TXS_PER_PEER) };
     this.connections.set(idHex, connection);
     if (istanbul) {
       istanbul.onMessage = (code, data) => {
@@ -482,13 +498,29 @@ export class P2pService {
           this.answer(connection, id, EthCode.BlockBodies, () => this.config.chain?.bodies(hashes as Uint8Array[]));
           return;
         }
-        // Basalt keeps no receipts or pooled transactions for peers: an empty answer says so without a timeout.
+        // Basalt serves no receipts to peers: an empty answer says so without a timeout.
         case EthCode.GetReceipts:
           return this.answer(connection, requestParts(payload)[0], EthCode.Receipts, async () => []);
-        case EthCode.GetPooledTransactions:
-          return this.answer(connection, requestParts(payload)[0], EthCode.PooledTransactions, async () => []);
+        case EthCode.GetPooledTransactions: {
+          const [id, hashes] = requestParts(payload);
+          if (!Array.isArray(hashes) || !hashes.every((h) => h instanceof Uint8Array)) throw new Error('malformed GetPooledTransactions');
+          this.answer(connection, id, EthCode.PooledTransactions, () => this.config.txpool?.pooled(hashes as Uint8Array[]), transactionItem);
+          return;
+        }
+        case EthCode.Transactions:
+          this.receiveTransactions(connection, payload);
+          return;
+        case EthCode.NewPooledTransactionHashes: {
+          // eth/68: [types, [size…], [hash…]].
+          const hashes = payload[2];
+          if (!Array.isArray(hashes) || !hashes.every((h): h is Uint8Array => h instanceof Uint8Array && h.length === 32)) throw new Error('malformed NewPooledTransactionHashes');
+          for (const hash of hashes) connection.knownTxs.add(hex(hash));
+          void this.fetchTransactions(connection, hashes);
+          return;
+        }
         case EthCode.BlockHeaders:
-        case EthCode.BlockBodies: {
+        case EthCode.BlockBodies:
+        case EthCode.PooledTransactions: {
           const [id, items] = requestParts(payload);
           const request = this.pending.get(id);
           if (!request || request.peer !== connection.idHex || !Array.isArray(items)) return;
@@ -514,12 +546,18 @@ export class P2pService {
     }
   }
 
-  /** Answers a request with the RLP items `produce` gives (none without a chain). */
-  private answer(connection: Connection, id: bigint, code: number, produce: () => Promise<Uint8Array[]> | undefined): void {
+  /** Answers a request with the encoded items `produce` gives (none without a chain or pool). */
+  private answer(
+    connection: Connection,
+    id: bigint,
+    code: number,
+    produce: () => Promise<Uint8Array[]> | undefined,
+    toItem: (encoded: Uint8Array) => Uint8Array | NestedUint8Array = (encoded) => RLP.decode(encoded),
+  ): void {
     (produce() ?? Promise.resolve([]))
       .then((items) => {
         if (this.connections.get(connection.idHex) !== connection) return;
-        connection.eth.sendMessage(code as Parameters<ETH['sendMessage']>[0], [id, items.map((item) => RLP.decode(item))]);
+        connection.eth.sendMessage(code as Parameters<ETH['sendMessage']>[0], [id, items.map(toItem)]);
       })
       .catch((err: unknown) => this.events.log?.(`Could not answer peer ${connection.idHex.slice(0, 16)}…: ${err instanceof Error ? err.message : String(err)}`, 'debug'));
   }
@@ -546,6 +584,56 @@ export class P2pService {
     clearTimeout(request.timer);
     if (outcome instanceof Error) request.reject(outcome);
     else request.resolve(outcome);
+  }
+
+  /** Transactions the pool just admitted: whole to peers (blob ones by hash), each peer at most once. */
+  gossipTransactions(txs: GossipTx[]): void {
+    for (const connection of this.connections.values()) {
+      if (!connection.status) continue;
+      const whole: (Uint8Array | NestedUint8Array)[] = [];
+      const announced: GossipTx[] = [];
+      for (const tx of txs) {
+        if (!connection.knownTxs.add(hex(tx.hash))) continue;
+        if (tx.type === BLOB_TX_TYPE) announced.push(tx);
+        else whole.push(transactionItem(tx.raw));
+      }
+      try {
+        if (whole.length > 0) connection.eth.sendMessage(EthCode.Transactions as Parameters<ETH['sendMessage']>[0], whole);
+        if (announced.length > 0) {
+          const types = Uint8Array.from(announced.map((tx) => tx.type));
+          connection.eth.sendMessage(EthCode.NewPooledTransactionHashes as Parameters<ETH['sendMessage']>[0], [
+            types,
+            announced.map((tx) => tx.raw.length),
+            announced.map((tx) => tx.hash),
+          ]);
+        }
+      } catch (err) {
+        this.events.log?.(`Could not send transactions to peer ${connection.idHex.slice(0, 16)}…: ${err instanceof Error ? err.message : String(err)}`, 'debug');
+      }
+    }
+  }
+
+  /** eth/68 Transactions: each item is a legacy transaction's list or a typed transaction's bytes. */
+  private receiveTransactions(connection: Connection, items: NestedUint8Array): void {
+    if (!this.config.txpool) return;
+    const raws = items.map((item) => (item instanceof Uint8Array ? item : RLP.encode(item)));
+    // The hash of the encoding is the transaction hash (for a blob transaction's network form it is not, which only costs a resend).
+    for (const raw of raws) connection.knownTxs.add(hex(keccak_256(raw)));
+    this.config.txpool.add(raws).catch((err: unknown) => this.events.log?.(`Could not pool peer transactions: ${String(err)}`, 'debug'));
+  }
+
+  /** Fetches announced transactions the pool does not hold, from the peer that announced them. */
+  private async fetchTransactions(connection: Connection, hashes: Uint8Array[]): Promise<void> {
+    const pool = this.config.txpool;
+    if (!pool || hashes.length === 0) return;
+    try {
+      const wanted = await pool.unknown(hashes);
+      if (wanted.length === 0) return;
+      const items = await this.request(connection.idHex, EthCode.GetPooledTransactions, wanted);
+      this.receiveTransactions(connection, items);
+    } catch (err) {
+      this.events.log?.(`Could not fetch announced transactions from peer ${connection.idHex.slice(0, 16)}…: ${err instanceof Error ? err.message : String(err)}`, 'debug');
+    }
   }
 
   private forgetPeer(idHex: string): void {
@@ -609,6 +697,11 @@ function toEthStatus(version: number, raw: unknown): EthStatus | undefined {
     genesisHash,
     forkId: { hash: forkId[0], next: bytesToBigInt(forkId[1]) },
   };
+}
+
+/** A transaction in a Transactions / PooledTransactions list: a legacy one as its list, a typed one as bytes. */
+function transactionItem(raw: Uint8Array): Uint8Array | NestedUint8Array {
+  return raw[0]! >= 0xc0 ? RLP.decode(raw) : raw;
 }
 
 /** The request id and body of an eth/66+ request or answer. */

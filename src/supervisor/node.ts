@@ -57,6 +57,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
   const p2pEnabled = options.p2pEnabled;
   const chainP2p = p2pEnabled ? new MessageChannel() : undefined;
   const consensusP2p = p2pEnabled ? new MessageChannel() : undefined;
+  const poolP2p = p2pEnabled ? new MessageChannel() : undefined;
   const httpP2p = Array.from({ length: p2pEnabled ? httpWorkers : 0 }, () => new MessageChannel());
   const headView = createHeadBuffer();
   const p2pStatusView = createP2pStatusBuffer();
@@ -139,14 +140,24 @@ export async function runNode(options: NodeOptions): Promise<number> {
         txFeeCap: options.rpcTxFeecap,
         noLocalPriority: options.txPoolNoLocalPriority,
       },
-      ports: { chain: chainPool.port2, consensus: poolConsensus.port1, http: httpPool.map((c) => c.port1) },
+      ports: {
+        chain: chainPool.port2,
+        consensus: poolConsensus.port1,
+        http: httpPool.map((c) => c.port1),
+        ...(poolP2p ? { p2p: poolP2p.port1 } : {}),
+      },
     };
-    const pool = spawn('txpool', 'txpool.worker.js', poolData, [chainPool.port2, poolConsensus.port1, ...httpPool.map((c) => c.port1)]);
+    const pool = spawn('txpool', 'txpool.worker.js', poolData, [
+      chainPool.port2,
+      poolConsensus.port1,
+      ...httpPool.map((c) => c.port1),
+      ...(poolP2p ? [poolP2p.port1] : []),
+    ]);
     await pool.control.start();
 
     const nodeKey = network.nodeKey(dataPath);
     let p2pListening: { host: string; port: number } | undefined;
-    if (chainP2p && consensusP2p) {
+    if (chainP2p && consensusP2p && poolP2p) {
       const p2pData: P2pActorData = {
         ...base,
         nodeKey,
@@ -158,9 +169,9 @@ export async function runNode(options: NodeOptions): Promise<number> {
         bootnodes: [...(options.bootnodes ?? [])],
         p2pStatusView,
         headView,
-        ports: { chain: chainP2p.port2, consensus: consensusP2p.port1, http: httpP2p.map((c) => c.port1) },
+        ports: { chain: chainP2p.port2, consensus: consensusP2p.port1, txpool: poolP2p.port2, http: httpP2p.map((c) => c.port1) },
       };
-      const p2p = spawn('p2p', 'p2p.worker.js', p2pData, [chainP2p.port2, consensusP2p.port1, ...httpP2p.map((c) => c.port1)]);
+      const p2p = spawn('p2p', 'p2p.worker.js', p2pData, [chainP2p.port2, consensusP2p.port1, poolP2p.port2, ...httpP2p.map((c) => c.port1)]);
       const { port } = (await p2p.control.start()) as { port: number };
       p2pListening = { host: options.p2pHost, port };
     }
