@@ -4,9 +4,11 @@
  * the same checks as `blocks import` (header and body rules, QBFT commit seals, execution).
  */
 import { RLP } from '@ethereumjs/rlp';
+import { equalsBytes } from '@ethereumjs/util';
+import { errorMessage } from '../util/errors.js';
 import type { Input } from '@ethereumjs/rlp';
 import type { Chain, HeadInfo, NewHeadEvent } from './chain.js';
-import { ImportFailure, importBlocks } from './block-importer.js';
+import { importBlocks } from './block-importer.js';
 import type { SealedBlockCheck } from './block-validation-qbft.js';
 import type { ChainImportRules } from './import-rules.js';
 
@@ -32,7 +34,7 @@ export async function headersFor(chain: Chain, query: HeaderQuery): Promise<Uint
     if (!block) return [];
     const canonical = await chain.store.getCanonicalHash(block.header.number);
     // Only the canonical chain is served: a side block's descendants by number would be another chain's.
-    if (!canonical || Buffer.compare(canonical, query.origin) !== 0) return query.amount === 1 ? [block.header.serialize()] : [];
+    if (!canonical || !equalsBytes(canonical, query.origin)) return query.amount === 1 ? [block.header.serialize()] : [];
     start = block.header.number;
   }
   const amount = Math.min(Math.max(query.amount, 0), MAX_HEADERS_SERVED);
@@ -91,7 +93,7 @@ export async function importSyncedBlocks(
     );
     return { imported, head: chain.getHead() };
   } catch (err) {
-    const reason = err instanceof ImportFailure ? err.message : err instanceof Error ? err.message : String(err);
-    return { imported, head: chain.getHead(), error: reason };
+    // An ImportFailure's message names the block and the reason.
+    return { imported, head: chain.getHead(), error: errorMessage(err) };
   }
 }

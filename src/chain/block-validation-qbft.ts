@@ -8,6 +8,7 @@ import type { Block } from '@ethereumjs/block';
 import type { NestedUint8Array } from '@ethereumjs/rlp';
 import type { Chain } from './chain.js';
 import type { Genesis } from './genesis.js';
+import { errorMessage } from '../util/errors.js';
 import { callOnState, headerSummaries } from '../consensus/chain-queries.js';
 import { QbftBlock } from '../consensus/qbft/block.js';
 import { checkHeaderRules } from '../consensus/qbft/header-rules.js';
@@ -16,10 +17,6 @@ import { ValidatorTracker } from '../consensus/qbft/validators.js';
 
 /** Why a sealed block breaks its consensus rules against `parent`, or undefined when it keeps them. */
 export type SealedBlockCheck = (block: Block, parent: Block) => Promise<string | undefined>;
-
-function message(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
 
 /**
  * The QBFT check of `chain`'s blocks, for a chain whose genesis has `config.qbft`. Blocks must be
@@ -36,13 +33,13 @@ export function qbftSealedBlockCheck(chain: Chain, genesis: Genesis, now: () => 
     try {
       qbft = QbftBlock.fromValues(block.raw() as NestedUint8Array);
     } catch (err) {
-      return `not a QBFT block: ${message(err)}`;
+      return `not a QBFT block: ${errorMessage(err)}`;
     }
     let validators: Uint8Array[];
     try {
       validators = await tracker.validatorsFor(qbft.number, qbft.timestamp);
     } catch (err) {
-      return `the validators of block ${qbft.number} cannot be determined: ${message(err)}`;
+      return `the validators of block ${qbft.number} cannot be determined: ${errorMessage(err)}`;
     }
     const settings = schedule.settingsFor(qbft.number, qbft.timestamp);
     const broken = checkHeaderRules(

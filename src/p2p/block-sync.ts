@@ -8,7 +8,8 @@
  */
 import type { NestedUint8Array } from '@ethereumjs/rlp';
 import { RLP } from '@ethereumjs/rlp';
-import { bytesToBigInt } from '@ethereumjs/util';
+import { bytesToBigInt, equalsBytes } from '@ethereumjs/util';
+import { errorMessage } from '../util/errors.js';
 import type { ChainHeadFacts } from './p2p-service.js';
 
 /** eth/68 message codes (relative to the eth protocol's offset). */
@@ -82,10 +83,10 @@ export class BlockSync {
     try {
       const headers = await this.io.request(peer, EthCode.GetBlockHeaders, [bestHash, 1, 0, 0]);
       const header = headers[0];
-      if (!isHeader(header) || !equalHash(this.io.blockHash(header), bestHash)) return;
+      if (!isHeader(header) || !equalsBytes(this.io.blockHash(header), bestHash)) return;
       this.notePeerHead(peer, numberOf(header));
     } catch (err) {
-      this.io.log(`Could not read the best block of peer ${peer.slice(0, 16)}…: ${message(err)}`, 'debug');
+      this.io.log(`Could not read the best block of peer ${peer.slice(0, 16)}…: ${errorMessage(err)}`, 'debug');
     }
   }
 
@@ -105,7 +106,7 @@ export class BlockSync {
     } catch (err) {
       // A peer that times out or answers nonsense is not asked again until it announces a block.
       this.peerHeads.delete(peer);
-      this.io.log(`Sync from peer ${peer.slice(0, 16)}… failed: ${message(err)}`, 'debug');
+      this.io.log(`Sync from peer ${peer.slice(0, 16)}… failed: ${errorMessage(err)}`, 'debug');
       return false;
     } finally {
       this.running = false;
@@ -125,7 +126,7 @@ export class BlockSync {
     for (const [i, header] of headers.entries()) {
       if (!isHeader(header)) throw new Error('malformed header');
       if (numberOf(header) !== head.number + 1n + BigInt(i)) throw new Error('headers out of order');
-      if (!(header[0] instanceof Uint8Array) || !equalHash(header[0], parentHash)) {
+      if (!(header[0] instanceof Uint8Array) || !equalsBytes(header[0], parentHash)) {
         if (i === 0) {
           // The peer's chain leaves ours below our head: QBFT finality rules out reorgs, so it is another chain.
           this.peerHeads.set(peer, head.number);
@@ -169,10 +170,3 @@ function isHeader(item: Uint8Array | NestedUint8Array | undefined): item is Uint
   return Array.isArray(item) && item.length >= 15 && item.every((field) => field instanceof Uint8Array);
 }
 
-function equalHash(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && Buffer.compare(a, b) === 0;
-}
-
-function message(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}

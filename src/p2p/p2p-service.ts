@@ -17,6 +17,7 @@ import { BlockSync, EthCode, numberOf } from './block-sync.js';
 import type { SyncChain } from './block-sync.js';
 import type { GossipTx } from '../actors/protocols.js';
 import { createChainCommon } from '../chain/common.js';
+import { errorMessage } from '../util/errors.js';
 import { RecentKeys } from '../consensus/qbft/controller.js';
 import type { Genesis } from '../chain/genesis.js';
 import type { Json } from '../rpc/types.js';
@@ -346,7 +347,7 @@ export class P2pService {
     rlpx.events.on('peer:removed', (peer: RlpxPeer, reason: unknown, byUs: boolean | null) => this.onPeerRemoved(peer, reason, byUs));
     rlpx.events.on('peer:error', (peer: RlpxPeer, err: unknown) => {
       const id = peer.getId();
-      this.events.log?.(`Peer ${id ? hex(id).slice(0, 16) : '?'}…: ${err instanceof Error ? err.message : String(err)}`, 'debug');
+      this.events.log?.(`Peer ${id ? hex(id).slice(0, 16) : '?'}…: ${errorMessage(err)}`, 'debug');
     });
   }
 
@@ -367,7 +368,7 @@ export class P2pService {
     this.dialling.set(enode.idHex, Date.now());
     dialler.connect({ id: enode.id, address: enode.host, tcpPort: enode.tcpPort }).catch((err: unknown) => {
       // Refused, timed out, or the previous connection to this node is still closing.
-      this.events.log?.(`Could not connect to ${enode.idHex.slice(0, 16)}…: ${err instanceof Error ? err.message : String(err)}`, 'debug');
+      this.events.log?.(`Could not connect to ${enode.idHex.slice(0, 16)}…: ${errorMessage(err)}`, 'debug');
       this.dialling.delete(enode.idHex);
       if (!this.connections.has(enode.idHex)) this.table.failed(enode.idHex, Date.now());
     });
@@ -417,7 +418,7 @@ export class P2pService {
       });
     } catch (err) {
       // The library validated the peer's earlier Status while sending ours (network, genesis, fork id).
-      this.events.log?.(`Disconnecting peer ${idHex.slice(0, 16)}…: ${err instanceof Error ? err.message : String(err)}`, 'debug');
+      this.events.log?.(`Disconnecting peer ${idHex.slice(0, 16)}…: ${errorMessage(err)}`, 'debug');
       this.drop(connection, DISCONNECT_REASON.SUBPROTOCOL_ERROR);
     }
   }
@@ -479,9 +480,10 @@ export class P2pService {
       const payload = raw as NestedUint8Array;
       switch (code) {
         case EthCode.GetBlockHeaders: {
-          const [id, query] = requestParts(payload);
-          if (!Array.isArray(query) || query.length !== 4 || !query.every((item) => item instanceof Uint8Array)) throw new Error('malformed GetBlockHeaders');
-          const [origin, amount, skip, reverse] = query as Uint8Array[];
+          const [id, body] = requestParts(payload);
+          const query = byteStrings(body, 'GetBlockHeaders');
+          if (query.length !== 4) throw new Error('malformed GetBlockHeaders');
+          const [origin, amount, skip, reverse] = query;
           this.answer(connection, id, EthCode.BlockHeaders, () =>
             this.config.chain?.headers({
               origin: origin!.length === 32 ? origin! : bytesToBigInt(origin!),
@@ -493,18 +495,18 @@ export class P2pService {
           return;
         }
         case EthCode.GetBlockBodies: {
-          const [id, hashes] = requestParts(payload);
-          if (!Array.isArray(hashes) || !hashes.every((h) => h instanceof Uint8Array)) throw new Error('malformed GetBlockBodies');
-          this.answer(connection, id, EthCode.BlockBodies, () => this.config.chain?.bodies(hashes as Uint8Array[]));
+          const [id, body] = requestParts(payload);
+          const hashes = byteStrings(body, 'GetBlockBodies');
+          this.answer(connection, id, EthCode.BlockBodies, () => this.config.chain?.bodies(hashes));
           return;
         }
         // Basalt serves no receipts to peers: an empty answer says so without a timeout.
         case EthCode.GetReceipts:
           return this.answer(connection, requestParts(payload)[0], EthCode.Receipts, async () => []);
         case EthCode.GetPooledTransactions: {
-          const [id, hashes] = requestParts(payload);
-          if (!Array.isArray(hashes) || !hashes.every((h) => h instanceof Uint8Array)) throw new Error('malformed GetPooledTransactions');
-          this.answer(connection, id, EthCode.PooledTransactions, () => this.config.txpool?.pooled(hashes as Uint8Array[]), transactionItem);
+          const [id, body] = requestParts(payload);
+          const hashes = byteStrings(body, 'GetPooledTransactions');
+          this.answer(connection, id, EthCode.PooledTransactions, () => this.config.txpool?.pooled(hashes), transactionItem);
           return;
         }
         case EthCode.Transactions:
@@ -512,8 +514,8 @@ export class P2pService {
           return;
         case EthCode.NewPooledTransactionHashes: {
           // eth/68: [types, [size…], [hash…]].
-          const hashes = payload[2];
-          if (!Array.isArray(hashes) || !hashes.every((h): h is Uint8Array => h instanceof Uint8Array && h.length === 32)) throw new Error('malformed NewPooledTransactionHashes');
+          const hashes = byteStrings(payload[2], 'NewPooledTransactionHashes');
+          if (hashes.some((h) => h.length !== 32)) throw new Error('malformed NewPooledTransactionHashes');
           for (const hash of hashes) connection.knownTxs.add(hex(hash));
           void this.fetchTransactions(connection, hashes);
           return;
@@ -542,7 +544,7 @@ export class P2pService {
           return;
       }
     } catch (err) {
-      this.events.log?.(`Bad eth message 0x${code.toString(16)} from peer ${connection.idHex.slice(0, 16)}…: ${err instanceof Error ? err.message : String(err)}`, 'debug');
+      this.events.log?.(`Bad eth message 0x${code.toString(16)} from peer ${connection.idHex.slice(0, 16)}…: ${errorMessage(err)}`, 'debug');
     }
   }
 
@@ -556,10 +558,9 @@ export class P2pService {
   ): void {
     (produce() ?? Promise.resolve([]))
       .then((items) => {
-        if (this.connections.get(connection.idHex) !== connection) return;
-        connection.eth.sendMessage(code as Parameters<ETH['sendMessage']>[0], [id, items.map(toItem)]);
+        if (this.connections.get(connection.idHex) === connection) this.sendEth(connection, code, [id, items.map(toItem)]);
       })
-      .catch((err: unknown) => this.events.log?.(`Could not answer peer ${connection.idHex.slice(0, 16)}…: ${err instanceof Error ? err.message : String(err)}`, 'debug'));
+      .catch((err: unknown) => this.events.log?.(`Could not answer peer ${connection.idHex.slice(0, 16)}…: ${errorMessage(err)}`, 'debug'));
   }
 
   private request(peer: string, code: number, payload: unknown[]): Promise<NestedUint8Array> {
@@ -569,11 +570,7 @@ export class P2pService {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => this.settle(id, peer, new Error('no answer in time')), REQUEST_TIMEOUT_MS);
       this.pending.set(id, { peer, resolve, reject, timer });
-      try {
-        connection.eth.sendMessage(code as Parameters<ETH['sendMessage']>[0], [id, payload] as Parameters<ETH['sendMessage']>[1]);
-      } catch (err) {
-        this.settle(id, peer, err instanceof Error ? err : new Error(String(err)));
-      }
+      if (!this.sendEth(connection, code, [id, payload])) this.settle(id, peer, new Error('the request could not be sent'));
     });
   }
 
@@ -597,18 +594,10 @@ export class P2pService {
         if (tx.type === BLOB_TX_TYPE) announced.push(tx);
         else whole.push(transactionItem(tx.raw));
       }
-      try {
-        if (whole.length > 0) connection.eth.sendMessage(EthCode.Transactions as Parameters<ETH['sendMessage']>[0], whole);
-        if (announced.length > 0) {
-          const types = Uint8Array.from(announced.map((tx) => tx.type));
-          connection.eth.sendMessage(EthCode.NewPooledTransactionHashes as Parameters<ETH['sendMessage']>[0], [
-            types,
-            announced.map((tx) => tx.raw.length),
-            announced.map((tx) => tx.hash),
-          ]);
-        }
-      } catch (err) {
-        this.events.log?.(`Could not send transactions to peer ${connection.idHex.slice(0, 16)}…: ${err instanceof Error ? err.message : String(err)}`, 'debug');
+      if (whole.length > 0) this.sendEth(connection, EthCode.Transactions, whole);
+      if (announced.length > 0) {
+        const types = Uint8Array.from(announced.map((tx) => tx.type));
+        this.sendEth(connection, EthCode.NewPooledTransactionHashes, [types, announced.map((tx) => tx.raw.length), announced.map((tx) => tx.hash)]);
       }
     }
   }
@@ -632,7 +621,7 @@ export class P2pService {
       const items = await this.request(connection.idHex, EthCode.GetPooledTransactions, wanted);
       this.receiveTransactions(connection, items);
     } catch (err) {
-      this.events.log?.(`Could not fetch announced transactions from peer ${connection.idHex.slice(0, 16)}…: ${err instanceof Error ? err.message : String(err)}`, 'debug');
+      this.events.log?.(`Could not fetch announced transactions from peer ${connection.idHex.slice(0, 16)}…: ${errorMessage(err)}`, 'debug');
     }
   }
 
@@ -642,13 +631,18 @@ export class P2pService {
   }
 
   private broadcast(code: number, payload: unknown[]): void {
-    for (const connection of this.connections.values()) {
-      if (!connection.status) continue;
-      try {
-        connection.eth.sendMessage(code as Parameters<ETH['sendMessage']>[0], payload as Parameters<ETH['sendMessage']>[1]);
-      } catch (err) {
-        this.events.log?.(`Could not send to peer ${connection.idHex.slice(0, 16)}…: ${err instanceof Error ? err.message : String(err)}`, 'debug');
-      }
+    for (const connection of this.connections.values()) if (connection.status) this.sendEth(connection, code, payload);
+  }
+
+  /** Sends an eth message; false (and a debug line) when the library refuses it. */
+  private sendEth(connection: Connection, code: number, payload: unknown[]): boolean {
+    try {
+      // The library types codes as its own enum and payloads as its Input; both are checked at run time.
+      connection.eth.sendMessage(code as Parameters<ETH['sendMessage']>[0], payload as Parameters<ETH['sendMessage']>[1]);
+      return true;
+    } catch (err) {
+      this.events.log?.(`Could not send eth message 0x${code.toString(16)} to peer ${connection.idHex.slice(0, 16)}…: ${errorMessage(err)}`, 'debug');
+      return false;
     }
   }
 
@@ -702,6 +696,12 @@ function toEthStatus(version: number, raw: unknown): EthStatus | undefined {
 /** A transaction in a Transactions / PooledTransactions list: a legacy one as its list, a typed one as bytes. */
 function transactionItem(raw: Uint8Array): Uint8Array | NestedUint8Array {
   return raw[0]! >= 0xc0 ? RLP.decode(raw) : raw;
+}
+
+/** A list of byte strings (hashes, request fields), or an error naming the malformed message. */
+function byteStrings(item: Uint8Array | NestedUint8Array | undefined, message: string): Uint8Array[] {
+  if (!Array.isArray(item) || !item.every((element) => element instanceof Uint8Array)) throw new Error(`malformed ${message}`);
+  return item as Uint8Array[];
 }
 
 /** The request id and body of an eth/66+ request or answer. */

@@ -67,8 +67,10 @@ export async function runNode(options: NodeOptions): Promise<number> {
   let resolveExit!: (code: number) => void;
   const exited = new Promise<number>((r) => (resolveExit = r));
 
-  const spawn = <D extends { ports: object }>(name: string, file: string, data: D, ports: MessagePort[]): Actor => {
-    const worker = new Worker(new URL(`../../workers/${file}`, import.meta.url), { workerData: data, transferList: ports });
+  const spawn = <D extends { ports: { [channel: string]: MessagePort | MessagePort[] | undefined } }>(name: string, file: string, data: D): Actor => {
+    // Every port named in the actor's data moves to its thread.
+    const transferList = Object.values(data.ports).flatMap((port) => (port === undefined ? [] : port));
+    const worker = new Worker(new URL(`../../workers/${file}`, import.meta.url), { workerData: data, transferList });
     const actor: Actor = { name, worker, control: controlOf<unknown>(worker) };
     worker.on('error', (err) => {
       log.error(`${name} actor failed`, err);
@@ -122,12 +124,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
       // The chain serves every port of `http` alike; the p2p actor's read channel joins them.
       ports: { txpool: chainPool.port1, consensus: chainConsensus.port1, http: [...httpChain.map((c) => c.port1), ...(chainP2p ? [chainP2p.port1] : [])] },
     };
-    const chain = spawn('chain', 'chain.worker.js', chainData, [
-      chainPool.port1,
-      chainConsensus.port1,
-      ...httpChain.map((c) => c.port1),
-      ...(chainP2p ? [chainP2p.port1] : []),
-    ]);
+    const chain = spawn('chain', 'chain.worker.js', chainData);
     const head = (await chain.control.start()) as HeadInfo;
     log.info(`Chain head #${head.number} ${toHex(head.hash)} (network ${network.name}, data path ${dataPath})`);
 
@@ -147,12 +144,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
         ...(poolP2p ? { p2p: poolP2p.port1 } : {}),
       },
     };
-    const pool = spawn('txpool', 'txpool.worker.js', poolData, [
-      chainPool.port2,
-      poolConsensus.port1,
-      ...httpPool.map((c) => c.port1),
-      ...(poolP2p ? [poolP2p.port1] : []),
-    ]);
+    const pool = spawn('txpool', 'txpool.worker.js', poolData);
     await pool.control.start();
 
     const nodeKey = network.nodeKey(dataPath);
@@ -171,7 +163,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
         headView,
         ports: { chain: chainP2p.port2, consensus: consensusP2p.port1, txpool: poolP2p.port2, http: httpP2p.map((c) => c.port1) },
       };
-      const p2p = spawn('p2p', 'p2p.worker.js', p2pData, [chainP2p.port2, consensusP2p.port1, poolP2p.port2, ...httpP2p.map((c) => c.port1)]);
+      const p2p = spawn('p2p', 'p2p.worker.js', p2pData);
       const { port } = (await p2p.control.start()) as { port: number };
       p2pListening = { host: options.p2pHost, port };
     }
@@ -188,12 +180,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
         ...(consensusP2p ? { p2p: consensusP2p.port2 } : {}),
       },
     };
-    const consensus = spawn('consensus', 'consensus.worker.js', consensusData, [
-      chainConsensus.port2,
-      poolConsensus.port2,
-      ...httpConsensus.map((c) => c.port1),
-      ...(consensusP2p ? [consensusP2p.port2] : []),
-    ]);
+    const consensus = spawn('consensus', 'consensus.worker.js', consensusData);
     await consensus.control.start();
 
     for (let i = 0; i < httpWorkers; i++) {
@@ -221,12 +208,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
           ...(httpP2p[i] ? { p2p: httpP2p[i]!.port2 } : {}),
         },
       };
-      const http = spawn(`http-${i}`, 'http.worker.js', httpData, [
-        httpChain[i]!.port2,
-        httpPool[i]!.port2,
-        httpConsensus[i]!.port2,
-        ...(httpP2p[i] ? [httpP2p[i]!.port2] : []),
-      ]);
+      const http = spawn(`http-${i}`, 'http.worker.js', httpData);
       await http.control.start();
     }
     if (httpWorkers > 0) {
