@@ -11,11 +11,9 @@ import { Chain } from '../src/chain/chain.js';
 import type { BuiltBlock, HeadInfo, NewHeadEvent } from '../src/chain/chain.js';
 import { chainSpecFromGenesis } from '../src/chain/network-spec.js';
 import { bodiesFor, headersFor, importSyncedBlocks } from '../src/chain/block-serving.js';
-import { qbftSealedBlockCheck } from '../src/chain/block-validation-qbft.js';
-import type { SealedBlockCheck } from '../src/chain/block-validation-qbft.js';
 import { parseGenesisJson } from '../src/chain/genesis.js';
-import { importRulesFor } from '../src/chain/import-rules.js';
-import type { ChainImportRules } from '../src/chain/import-rules.js';
+import { importChecksFor } from '../src/chain/import-rules.js';
+import type { ImportChecks } from '../src/chain/import-rules.js';
 import { ChainRpc } from '../src/chain/rpc-handlers.js';
 import { callOnState, headerSummaries, headerSummaryByHash } from '../src/consensus/chain-queries.js';
 import { HeadWriter } from '../src/transport/head-view.js';
@@ -78,14 +76,8 @@ function announce(event: NewHeadEvent): void {
   );
 }
 
-/** The checks of blocks from peers, made on first use: `blocks import`'s, with QBFT's commit seals. */
-let syncChecks: Promise<{ rules: ChainImportRules; checkSealedBlock?: SealedBlockCheck }> | undefined;
-
-async function syncChecksFor(chain: Chain): Promise<{ rules: ChainImportRules; checkSealedBlock?: SealedBlockCheck }> {
-  const genesis = parseGenesisJson(data.genesisJson);
-  const rules = await importRulesFor(genesis, false);
-  return genesis.consensus === 'qbft' ? { rules, checkSealedBlock: qbftSealedBlockCheck(chain, genesis) } : { rules };
-}
+/** The checks of blocks from peers, made on first use: `blocks import`'s. */
+let syncChecks: Promise<ImportChecks> | undefined;
 
 function makeHandlers(chain: Chain, rpc: ChainRpc): Parameters<ChainMailbox['serve']>[0] {
   return {
@@ -143,7 +135,7 @@ function makeHandlers(chain: Chain, rpc: ChainRpc): Parameters<ChainMailbox['ser
     syncHeaders: (query) => headersFor(chain, query),
     syncBodies: ({ hashes }) => bodiesFor(chain, hashes),
     async syncImport({ blocks }) {
-      syncChecks ??= syncChecksFor(chain);
+      syncChecks ??= importChecksFor(chain, parseGenesisJson(data.genesisJson), false);
       return importSyncedBlocks(chain, blocks, await syncChecks, announce);
     },
   };

@@ -26,6 +26,7 @@ import { TransactionPool } from '../src/txpool/pool.js';
 import { matchesPendingFilters } from '../src/txpool/pending-filter.js';
 import type { DecodedTx, TxRules } from '../src/txpool/types.js';
 import { Logger, setLogLevel } from '../src/util/log.js';
+import { perTick } from '../src/util/per-tick.js';
 
 const data = workerData as TxPoolActorData;
 setLogLevel(data.logLevel);
@@ -47,7 +48,6 @@ let head: HeadInfo;
 let rules: TxRules;
 /** Account snapshots valid for the current head; cleared when the head moves. */
 let accountCache = new Map<string, Promise<AccountSnapshot>>();
-let batch: { address: Uint8Array; resolve: (a: AccountSnapshot) => void; reject: (e: unknown) => void }[] = [];
 
 function setHead(next: HeadInfo): void {
   head = next;
@@ -66,24 +66,19 @@ function accountAt(address: Uint8Array): Promise<AccountSnapshot> {
   const key = bytesToHex(address);
   let cached = accountCache.get(key);
   if (!cached) {
-    cached = new Promise<AccountSnapshot>((resolve, reject) => {
-      if (batch.length === 0) setImmediate(flushAccountBatch);
-      batch.push({ address, resolve, reject });
-    });
+    cached = new Promise<AccountSnapshot>((resolve, reject) => requestAccount({ address, resolve, reject }));
     accountCache.set(key, cached);
     cached.catch(() => accountCache.delete(key));
   }
   return cached;
 }
 
-function flushAccountBatch(): void {
-  const waiting = batch;
-  batch = [];
+const requestAccount = perTick<{ address: Uint8Array; resolve: (a: AccountSnapshot) => void; reject: (e: unknown) => void }>((waiting) => {
   chain.request('accounts', { addresses: waiting.map((w) => w.address) }).then(
     (answer) => waiting.forEach((w, i) => w.resolve(answer.accounts[i]!)),
     (err: unknown) => waiting.forEach((w) => w.reject(err)),
   );
-}
+});
 
 /**
  * Decodes, checks and pools one transaction (from JSON-RPC when `local`, else from a peer); throws
@@ -100,19 +95,11 @@ async function admit(raw: Uint8Array, local: boolean): Promise<Uint8Array> {
   return tx.hash;
 }
 
-let gossipBatch: GossipTx[] = [];
+const gossipToPeers = perTick<GossipTx>((txs) => p2p?.emit('newTransactions', { txs }));
 
 /** Hands admitted transactions to the p2p actor, one message per tick. */
 function gossip(tx: DecodedTx): void {
-  if (!p2p) return;
-  if (gossipBatch.length === 0) {
-    setImmediate(() => {
-      const txs = gossipBatch;
-      gossipBatch = [];
-      p2p?.emit('newTransactions', { txs });
-    });
-  }
-  gossipBatch.push({ hash: tx.hash, type: tx.type, raw: tx.raw });
+  if (p2p) gossipToPeers({ hash: tx.hash, type: tx.type, raw: tx.raw });
 }
 
 const rpcHandlers: MethodHandlers<'txpool'> = {

@@ -9,8 +9,7 @@ import { errorMessage } from '../util/errors.js';
 import type { Input } from '@ethereumjs/rlp';
 import type { Chain, HeadInfo, NewHeadEvent } from './chain.js';
 import { importBlocks } from './block-importer.js';
-import type { SealedBlockCheck } from './block-validation-qbft.js';
-import type { ChainImportRules } from './import-rules.js';
+import type { ImportChecks } from './import-rules.js';
 
 /** eth/68 GetBlockHeaders: from `origin` (a number or a block hash), `amount` headers `skip` apart. */
 export interface HeaderQuery {
@@ -73,7 +72,7 @@ export interface SyncImportResult {
 export async function importSyncedBlocks(
   chain: Chain,
   blocks: Uint8Array[],
-  checks: { rules: ChainImportRules; checkSealedBlock?: SealedBlockCheck },
+  checks: ImportChecks,
   onImported: (event: NewHeadEvent) => void,
 ): Promise<SyncImportResult> {
   let imported = 0;
@@ -82,8 +81,7 @@ export async function importSyncedBlocks(
       chain,
       blocks.map((bytes, index) => ({ index, offset: 0, bytes })),
       {
-        rules: checks.rules,
-        ...(checks.checkSealedBlock ? { checkSealedBlock: checks.checkSealedBlock } : {}),
+        ...checks,
         total: blocks.length,
         onImported: (event) => {
           imported++;

@@ -11,6 +11,8 @@ import type { Block, BlockHeader } from '@ethereumjs/block';
 import { isBlob4844Tx } from '@ethereumjs/tx';
 import { KECCAK256_RLP_ARRAY, bytesToHex, equalsBytes } from '@ethereumjs/util';
 import type { Genesis } from './genesis.js';
+import type { Chain } from './chain.js';
+import type { SealedBlockCheck } from './block-validation-qbft.js';
 
 /** A block refused before execution; `reason` says which rule in words an operator can act on. */
 export class InvalidBlockError extends Error {
@@ -57,8 +59,25 @@ function fail(reason: string): never {
  * is a post-merge (proof-of-stake style) block, which Besu accepts for Shanghai/Cancun blocks even
  * on a chain without a terminal total difficulty.
  */
-/** The header rules of blocks imported from elsewhere (`blocks import`, full sync) for a genesis. */
-export async function importRulesFor(genesis: Genesis, skipPowValidation: boolean): Promise<ChainImportRules> {
+/** Everything a block from elsewhere is checked with besides execution: header rules and, on QBFT, the seals. */
+export interface ImportChecks {
+  rules: ChainImportRules;
+  checkSealedBlock?: SealedBlockCheck;
+}
+
+/**
+ * The checks of blocks imported from elsewhere (`blocks import`, full sync). QBFT blocks carry their
+ * proof of finality: every block's header rules and commit seals are checked.
+ */
+export async function importChecksFor(chain: Chain, genesis: Genesis, skipPowValidation: boolean): Promise<ImportChecks> {
+  const rules = await importRulesFor(genesis, skipPowValidation);
+  if (genesis.consensus !== 'qbft') return { rules };
+  const { qbftSealedBlockCheck } = await import('./block-validation-qbft.js');
+  return { rules, checkSealedBlock: qbftSealedBlockCheck(chain, genesis) };
+}
+
+/** The header rules of blocks imported from elsewhere for a genesis. */
+async function importRulesFor(genesis: Genesis, skipPowValidation: boolean): Promise<ChainImportRules> {
   if (genesis.consensus === 'qbft') return { consensus: 'qbft' };
   const rules: ChainImportRules = { consensus: 'ethash' };
   if (genesis.ethash?.fixedDifficulty !== undefined) rules.fixedDifficulty = genesis.ethash.fixedDifficulty;

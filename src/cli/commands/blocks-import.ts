@@ -171,7 +171,6 @@ async function importFiles(args: BlocksImportArgs, options: NodeOptions, output:
   const dataPath = resolvePath(options.dataPath);
   mkdirSync(dataPath, { recursive: true });
 
-  const rules = await (await import('../../chain/import-rules.js')).importRulesFor(genesis, args.skipPowValidation);
   const recovery = new Piscina({
     filename: new URL('../../chain/sender-recovery-task.js', import.meta.url).href,
     workerData: { genesisJson: network.genesisJson },
@@ -180,8 +179,7 @@ async function importFiles(args: BlocksImportArgs, options: NodeOptions, output:
   });
   const chain = await Chain.open(dataPath, spec);
   try {
-    // QBFT blocks carry their proof of finality: every block's header rules and commit seals are checked.
-    const checkSealedBlock = genesis.consensus === 'qbft' ? (await import('../../chain/block-validation-qbft.js')).qbftSealedBlockCheck(chain, genesis) : undefined;
+    const checks = await (await import('../../chain/import-rules.js')).importChecksFor(chain, genesis, args.skipPowValidation);
     output.out(`Importing into ${dataPath}, chain head #${chain.getHead().number} ${toHex(chain.getHead().hash)}\n`);
     for (const file of args.files) {
       let data: Uint8Array;
@@ -194,8 +192,7 @@ async function importFiles(args: BlocksImportArgs, options: NodeOptions, output:
       output.out(`Importing ${file}\n`);
       try {
         const summary = await importer.importBlocks(chain, blockFile.splitBlocks(data), {
-          rules,
-          ...(checkSealedBlock ? { checkSealedBlock } : {}),
+          ...checks,
           total: blockFile.countWholeBlocks(data),
           recoverSenders: (blocks) => recovery.run({ blocks }),
           onProgress: output.progress,
