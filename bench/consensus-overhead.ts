@@ -8,11 +8,11 @@
  */
 import { keccak_256 } from '@noble/hashes/sha3.js';
 
-import { MessageCode, createCommit, createPrepare, decodeMessage } from '../src/consensus/qbft/messages.js';
-import type { Signer } from '../src/consensus/qbft/messages.js';
-import { addressOf, recoverSealSigner } from '../src/consensus/qbft/seal.js';
-import { START_MS, Simulation } from '../src/consensus/simulation/simulation.js';
-import type { SimulationConfig } from '../src/consensus/simulation/simulation.js';
+import { MessageCode, createCommit, createPrepare, decodeMessage } from '../src/consensus/messages.js';
+import type { Signer } from '../src/consensus/messages.js';
+import { addressOf, recoverSealSigner } from '../src/shared/qbft/seal.js';
+import { START_MS, Simulation } from '../test/harness/qbft-simulation/simulation.js';
+import type { SimulationConfig } from '../test/harness/qbft-simulation/simulation.js';
 import { parseFlags } from './lib/args.js';
 import { runBenchmark } from './lib/cleanup.js';
 import { fixed, log, printTable, rate } from './lib/format.js';

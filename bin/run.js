@@ -14,9 +14,9 @@ if (nodeMajor !== REQUIRED_NODE_MAJOR) {
 
 let main;
 try {
-  ({ main } = await import('../dist/src/cli/main.js'));
+  ({ main } = await import('../dist/src/main/cli/main.js'));
 } catch (error) {
-  if (error && error.code === 'ERR_MODULE_NOT_FOUND' && String(error.message).includes('dist/src/cli/main.js')) {
+  if (error && error.code === 'ERR_MODULE_NOT_FOUND' && String(error.message).includes('dist/src/main/cli/main.js')) {
     process.stderr.write('Basalt is not built: run `npm run build` first.\n');
     process.exit(1);
   }

@@ -3,21 +3,21 @@
  * snapshots to the pool, and chain-owned JSON-RPC methods to transports; announces every new head.
  */
 import { workerData } from 'node:worker_threads';
-import { exposeControl } from '../src/actors/control.js';
-import { Mailbox } from '../src/actors/mailbox.js';
-import type { ChainEvents, ChainProtocol, TxPoolProtocol } from '../src/actors/protocols.js';
-import type { ChainActorData } from '../src/actors/worker-data.js';
+import { exposeControl } from '../src/shared/actors/control.js';
+import { Mailbox } from '../src/shared/actors/mailbox.js';
+import type { ChainEvents, ChainProtocol, TxPoolProtocol } from '../src/shared/actors/channels.js';
+import type { ChainActorData } from '../src/shared/actors/worker-data.js';
 import { Chain } from '../src/chain/chain.js';
 import type { BuiltBlock, HeadInfo, NewHeadEvent } from '../src/chain/chain.js';
 import { chainSpecFromGenesis } from '../src/chain/network-spec.js';
 import { bodiesFor, headersFor, importSyncedBlocks } from '../src/chain/block-serving.js';
-import { parseGenesisJson } from '../src/chain/genesis.js';
+import { parseGenesisJson } from '../src/shared/ethereum/genesis.js';
 import { importChecksFor } from '../src/chain/import-rules.js';
 import type { ImportChecks } from '../src/chain/import-rules.js';
 import { ChainRpc } from '../src/chain/rpc-handlers.js';
-import { callOnState, headerSummaries, headerSummaryByHash } from '../src/consensus/chain-queries.js';
-import { HeadWriter } from '../src/transport/head-view.js';
-import { Logger, setLogLevel } from '../src/util/log.js';
+import { callOnState, headerSummaries, headerSummaryByHash } from '../src/chain/qbft-queries.js';
+import { HeadWriter } from '../src/shared/shared-memory/head-view.js';
+import { Logger, setLogLevel } from '../src/shared/util/log.js';
 import { Address, bytesToHex, equalsBytes } from '@ethereumjs/util';
 
 const data = workerData as ChainActorData;

@@ -3,8 +3,8 @@
  * chain and the pool, and answers the qbft_* JSON-RPC methods. This file only wires mailboxes.
  */
 import { workerData } from 'node:worker_threads';
-import { exposeControl } from '../src/actors/control.js';
-import { Mailbox } from '../src/actors/mailbox.js';
+import { exposeControl } from '../src/shared/actors/control.js';
+import { Mailbox } from '../src/shared/actors/mailbox.js';
 import type {
   ChainEvents,
   ChainProtocol,
@@ -13,16 +13,16 @@ import type {
   P2pToConsensusEvents,
   RpcCall,
   TxPoolProtocol,
-} from '../src/actors/protocols.js';
-import type { ConsensusActorData } from '../src/actors/worker-data.js';
+} from '../src/shared/actors/channels.js';
+import type { ConsensusActorData } from '../src/shared/actors/worker-data.js';
 import { NodeConsensus, systemClock } from '../src/consensus/node-consensus.js';
 import type { ConsensusNetwork, NodeChainPorts } from '../src/consensus/node-consensus.js';
-import { parseGenesisJson } from '../src/chain/genesis.js';
-import { messageAuthor } from '../src/consensus/qbft/messages.js';
-import { RpcError, RpcErrors } from '../src/rpc/errors.js';
-import type { MethodHandlers } from '../src/rpc/registry.js';
-import type { Json } from '../src/rpc/types.js';
-import { Logger, setLogLevel } from '../src/util/log.js';
+import { parseGenesisJson } from '../src/shared/ethereum/genesis.js';
+import { messageAuthor } from '../src/consensus/messages.js';
+import { RpcError, RpcErrors } from '../src/shared/rpc/errors.js';
+import type { MethodHandlers } from '../src/shared/rpc/registry.js';
+import type { Json } from '../src/shared/rpc/types.js';
+import { Logger, setLogLevel } from '../src/shared/util/log.js';
 
 const data = workerData as ConsensusActorData;
 setLogLevel(data.logLevel);

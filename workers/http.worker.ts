@@ -3,21 +3,21 @@
  * sends every other call straight to the owning actor over its direct channel. Holds no chain data.
  */
 import { workerData } from 'node:worker_threads';
-import { exposeControl } from '../src/actors/control.js';
-import { Mailbox, RemoteError } from '../src/actors/mailbox.js';
-import type { ChainProtocol, ConsensusProtocol, P2pProtocol, TxPoolProtocol } from '../src/actors/protocols.js';
-import type { HttpActorData } from '../src/actors/worker-data.js';
-import { RpcErrors, toRpcErrorObject } from '../src/rpc/errors.js';
-import { ETH_PROTOCOL_VERSION } from '../src/p2p/eth-status.js';
-import { P2pStatusReader } from '../src/p2p/status-view.js';
-import { createMethodCaller } from '../src/rpc/jsonrpc.js';
-import type { RpcOutcome } from '../src/rpc/jsonrpc.js';
-import type { Wire } from '../src/rpc/types.js';
-import { HeadReader } from '../src/transport/head-view.js';
+import { exposeControl } from '../src/shared/actors/control.js';
+import { Mailbox, RemoteError } from '../src/shared/actors/mailbox.js';
+import type { ChainProtocol, ConsensusProtocol, P2pProtocol, TxPoolProtocol } from '../src/shared/actors/channels.js';
+import type { HttpActorData } from '../src/shared/actors/worker-data.js';
+import { RpcErrors, toRpcErrorObject } from '../src/shared/rpc/errors.js';
+import { ETH_PROTOCOL_VERSION } from '../src/shared/ethereum/eth-protocol.js';
+import { P2pStatusReader } from '../src/shared/shared-memory/p2p-status-view.js';
+import { createMethodCaller } from '../src/transport/jsonrpc.js';
+import type { RpcOutcome } from '../src/transport/jsonrpc.js';
+import type { Wire } from '../src/shared/rpc/types.js';
+import { HeadReader } from '../src/shared/shared-memory/head-view.js';
 import { startHttpServer } from '../src/transport/http-server.js';
 import type { HttpServerHandle } from '../src/transport/http-server.js';
 import { createDispatch, createLocalMethods } from '../src/transport/local-methods.js';
-import { setLogLevel } from '../src/util/log.js';
+import { setLogLevel } from '../src/shared/util/log.js';
 
 const data = workerData as HttpActorData;
 setLogLevel(data.logLevel);

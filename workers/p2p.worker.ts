@@ -4,19 +4,19 @@
  * and answers the admin_* / net_enode methods. This file only wires mailboxes.
  */
 import { workerData } from 'node:worker_threads';
-import { exposeControl } from '../src/actors/control.js';
-import { Mailbox } from '../src/actors/mailbox.js';
-import type { ChainProtocol, ConsensusToP2pEvents, P2pProtocol, P2pToConsensusEvents, RpcCall, TxPoolEvents, TxPoolProtocol } from '../src/actors/protocols.js';
-import type { P2pActorData } from '../src/actors/worker-data.js';
-import { parseGenesisJson } from '../src/chain/genesis.js';
-import { parseEnode } from '../src/p2p/enode.js';
+import { exposeControl } from '../src/shared/actors/control.js';
+import { Mailbox } from '../src/shared/actors/mailbox.js';
+import type { ChainProtocol, ConsensusToP2pEvents, P2pProtocol, P2pToConsensusEvents, RpcCall, TxPoolEvents, TxPoolProtocol } from '../src/shared/actors/channels.js';
+import type { P2pActorData } from '../src/shared/actors/worker-data.js';
+import { parseGenesisJson } from '../src/shared/ethereum/genesis.js';
+import { parseEnode } from '../src/shared/ethereum/enode.js';
 import { P2pService } from '../src/p2p/p2p-service.js';
-import { P2pStatusWriter } from '../src/p2p/status-view.js';
+import { P2pStatusWriter } from '../src/shared/shared-memory/p2p-status-view.js';
 import { createP2pRpcHandlers } from '../src/p2p/rpc-handlers.js';
-import { RpcError, RpcErrors } from '../src/rpc/errors.js';
-import type { Json } from '../src/rpc/types.js';
-import { HeadReader } from '../src/transport/head-view.js';
-import { Logger, setLogLevel } from '../src/util/log.js';
+import { RpcError, RpcErrors } from '../src/shared/rpc/errors.js';
+import type { Json } from '../src/shared/rpc/types.js';
+import { HeadReader } from '../src/shared/shared-memory/head-view.js';
+import { Logger, setLogLevel } from '../src/shared/util/log.js';
 
 const data = workerData as P2pActorData;
 setLogLevel(data.logLevel);

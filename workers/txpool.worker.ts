@@ -8,25 +8,25 @@ import { workerData } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { createTxFromRLP } from '@ethereumjs/tx';
 import { bytesToHex } from '@ethereumjs/util';
-import { exposeControl } from '../src/actors/control.js';
-import { Mailbox } from '../src/actors/mailbox.js';
-import type { AccountSnapshot, ChainEvents, ChainProtocol, GossipTx, TxPoolEvents, TxPoolProtocol } from '../src/actors/protocols.js';
-import type { TxPoolActorData } from '../src/actors/worker-data.js';
+import { exposeControl } from '../src/shared/actors/control.js';
+import { Mailbox } from '../src/shared/actors/mailbox.js';
+import type { AccountSnapshot, ChainEvents, ChainProtocol, GossipTx, TxPoolEvents, TxPoolProtocol } from '../src/shared/actors/channels.js';
+import type { TxPoolActorData } from '../src/shared/actors/worker-data.js';
 import type { HeadInfo } from '../src/chain/chain.js';
-import { createChainCommon } from '../src/chain/common.js';
-import { parseGenesisJson } from '../src/chain/genesis.js';
-import { formatPendingTransaction } from '../src/rpc/format.js';
-import { RpcError, RpcErrors } from '../src/rpc/errors.js';
-import { FilterRegistry } from '../src/chain/logs.js';
-import type { MethodHandlers } from '../src/rpc/registry.js';
-import type { Json } from '../src/rpc/types.js';
-import type { DecodeTaskResult } from '../src/txpool/decode-task.js';
-import { txRulesFor } from '../src/txpool/decode.js';
+import { createChainCommon } from '../src/shared/ethereum/common.js';
+import { parseGenesisJson } from '../src/shared/ethereum/genesis.js';
+import { formatPendingTransaction } from '../src/shared/rpc/format.js';
+import { RpcError, RpcErrors } from '../src/shared/rpc/errors.js';
+import { FilterRegistry } from '../src/shared/rpc/filter-registry.js';
+import type { MethodHandlers } from '../src/shared/rpc/registry.js';
+import type { Json } from '../src/shared/rpc/types.js';
+import type { DecodeTaskResult } from './tasks/transaction-decode.task.js';
+import { txRulesFor } from '../src/txpool/tx-rules.js';
 import { TransactionPool } from '../src/txpool/pool.js';
-import { matchesPendingFilters } from '../src/txpool/pending-filter.js';
-import type { DecodedTx, TxRules } from '../src/txpool/types.js';
-import { Logger, setLogLevel } from '../src/util/log.js';
-import { perTick } from '../src/util/per-tick.js';
+import { matchesPendingFilters } from '../src/shared/rpc/pending-filter.js';
+import type { DecodedTx, TxRules } from '../src/shared/ethereum/decoded-tx.js';
+import { Logger, setLogLevel } from '../src/shared/util/log.js';
+import { perTick } from '../src/shared/util/per-tick.js';
 
 const data = workerData as TxPoolActorData;
 setLogLevel(data.logLevel);
@@ -37,7 +37,7 @@ const common = createChainCommon(genesis);
 const blockPeriod = BigInt(genesis.qbft?.blockPeriodSeconds ?? 1);
 const pool = new TransactionPool({ ...data.pool });
 const decoders = new Piscina({
-  filename: new URL('../src/txpool/decode-task.js', import.meta.url).href,
+  filename: new URL('./tasks/transaction-decode.task.js', import.meta.url).href,
   maxThreads: Math.max(1, availableParallelism()),
   idleTimeout: 60_000,
 });

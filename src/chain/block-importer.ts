@@ -12,7 +12,7 @@ import type { Chain, HeadInfo, NewHeadEvent } from './chain.js';
 import type { BlockSlice } from './block-file.js';
 import { BlockFileError } from './block-file.js';
 import { InvalidBlockError, firstLine, validateBody, validateHeader, type ChainImportRules, type ImportRuleOptions } from './import-rules.js';
-import type { RecoveredSenders } from './sender-recovery-task.js';
+import type { RecoveredSenders } from '../../workers/tasks/sender-recovery.task.js';
 import type { SealedBlockCheck } from './block-validation-qbft.js';
 
 /** Why an import stopped: the block (by number when it decoded, else by file position) and the rule. */

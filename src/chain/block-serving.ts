@@ -5,7 +5,7 @@
  */
 import { RLP } from '@ethereumjs/rlp';
 import { equalsBytes } from '@ethereumjs/util';
-import { errorMessage } from '../util/errors.js';
+import { errorMessage } from '../shared/util/errors.js';
 import type { Input } from '@ethereumjs/rlp';
 import type { Chain, HeadInfo, NewHeadEvent } from './chain.js';
 import { importBlocks } from './block-importer.js';

@@ -7,13 +7,13 @@
 import type { Block } from '@ethereumjs/block';
 import type { NestedUint8Array } from '@ethereumjs/rlp';
 import type { Chain } from './chain.js';
-import type { Genesis } from './genesis.js';
-import { errorMessage } from '../util/errors.js';
-import { callOnState, headerSummaries } from '../consensus/chain-queries.js';
-import { QbftBlock } from '../consensus/qbft/block.js';
-import { checkHeaderRules } from '../consensus/qbft/header-rules.js';
-import { QbftSchedule } from '../consensus/qbft/schedule.js';
-import { ValidatorTracker } from '../consensus/qbft/validators.js';
+import type { Genesis } from '../shared/ethereum/genesis.js';
+import { errorMessage } from '../shared/util/errors.js';
+import { callOnState, headerSummaries } from './qbft-queries.js';
+import { QbftBlock } from '../shared/qbft/block.js';
+import { checkHeaderRules } from '../shared/qbft/header-rules.js';
+import { QbftSchedule } from '../shared/qbft/schedule.js';
+import { ValidatorTracker } from '../shared/qbft/validators.js';
 
 /** Why a sealed block breaks its consensus rules against `parent`, or undefined when it keeps them. */
 export type SealedBlockCheck = (block: Block, parent: Block) => Promise<string | undefined>;

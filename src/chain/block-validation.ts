@@ -17,7 +17,7 @@ import { keccak_256 } from '@noble/hashes/sha3.js';
 import { InvalidBlockError, firstLine } from './import-rules.js';
 import type { KvOp, KvStore } from './kv-store.js';
 import { StateDb } from './state-db.js';
-import type { StoredReceipt } from './types.js';
+import type { StoredReceipt } from '../shared/ethereum/chain-records.js';
 
 /** The answer to "may this proposed block become the next block?". */
 export interface BlockValidation {

@@ -4,7 +4,7 @@ import { bigIntToUnpaddedBytes, bytesToBigInt, bytesToHex } from '@ethereumjs/ut
 import type { KvOp, KvStore } from './kv-store.js';
 import { decodeReceipts, encodeReceipts } from './receipt-codec.js';
 import { Prefix, canonicalKey, metaKey, MetaKey, prefixed, SCHEMA_VERSION } from './storage-schema.js';
-import type { StoredReceipt, TxLocation } from './types.js';
+import type { StoredReceipt, TxLocation } from '../shared/ethereum/chain-records.js';
 
 /** How many recent blocks stay decoded in memory: reads of the head area never touch RocksDB. */
 const BLOCK_CACHE_SIZE = 256;

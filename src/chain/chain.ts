@@ -16,7 +16,7 @@ import {
 import { Bloom, createVM, encodeReceipt, runTx } from '@ethereumjs/vm';
 import type { VM } from '@ethereumjs/vm';
 import type { ChainSpec } from './chain-spec.js';
-import { runBlockWithRewards } from '../consensus/qbft/block-rewards.js';
+import { runBlockWithRewards } from './qbft-block-rewards.js';
 import { ChainStore } from './chain-store.js';
 import { KvStore } from './kv-store.js';
 import { installPointEvaluation } from './kzg-point-evaluation.js';
@@ -27,9 +27,9 @@ import type { BlockValidation, ExecutedBlock } from './block-validation.js';
 import { InvalidBlockError, firstLine, validateBody, validateHeader } from './import-rules.js';
 import type { ChainImportRules, ImportRuleOptions } from './import-rules.js';
 import { StateDb } from './state-db.js';
-import { txCommonFor } from './tx-common.js';
-import { effectiveGasPrice } from './fees.js';
-import type { StoredReceipt } from './types.js';
+import { txCommonFor } from '../shared/ethereum/tx-common.js';
+import { effectiveGasPrice } from '../shared/ethereum/fees.js';
+import type { StoredReceipt } from '../shared/ethereum/chain-records.js';
 
 /** How long block building runs before it lets other messages through. */
 const YIELD_EVERY_MS = 10;

@@ -4,7 +4,7 @@
  */
 import { crc32 } from 'node:zlib';
 import type { HardforkTransitionConfig } from '@ethereumjs/common';
-import type { Json } from '../rpc/types.js';
+import type { Json } from '../shared/rpc/types.js';
 
 /** Where each precompile arrives (EIP-7910 names). */
 const PRECOMPILES: readonly { name: string; address: number; fork: string }[] = [

@@ -10,7 +10,7 @@
 import type { Block, BlockHeader } from '@ethereumjs/block';
 import { isBlob4844Tx } from '@ethereumjs/tx';
 import { KECCAK256_RLP_ARRAY, bytesToHex, equalsBytes } from '@ethereumjs/util';
-import type { Genesis } from './genesis.js';
+import type { Genesis } from '../shared/ethereum/genesis.js';
 import type { Chain } from './chain.js';
 import type { SealedBlockCheck } from './block-validation-qbft.js';
 

@@ -17,7 +17,7 @@ export class KzgVerifierPool {
   readonly verify = (input: PointEvaluationInput): Promise<boolean> => {
     if (this.closed) return Promise.reject(new Error('the KZG verifier is closed'));
     this.pool ??= new Piscina({
-      filename: new URL('./kzg-task.js', import.meta.url).href,
+      filename: new URL('../../workers/tasks/kzg-point-evaluation.task.js', import.meta.url).href,
       minThreads: 1,
       maxThreads: 1,
       idleTimeout: NEVER,

@@ -3,12 +3,12 @@ import { Block as BlockClass, createBlockFromRLP, createBlockHeader } from '@eth
 import type { TypedTransaction } from '@ethereumjs/tx';
 import type { Withdrawal } from '@ethereumjs/util';
 import type { ChainSpec } from './chain-spec.js';
-import { buildGenesis, genesisBlock, writeGenesisState } from './common.js';
-import { parseGenesisJson } from './genesis.js';
-import { MergeTransition, mergeTotalDifficulty } from './merge-transition.js';
-import { createQbftHeader, qbftBlockFromRlp } from '../consensus/qbft/block-hash.js';
-import { qbftBlockRewardRules } from '../consensus/qbft/block-rewards.js';
-import { QbftSchedule } from '../consensus/qbft/schedule.js';
+import { buildGenesis, genesisBlock, writeGenesisState } from '../shared/ethereum/common.js';
+import { parseGenesisJson } from '../shared/ethereum/genesis.js';
+import { MergeTransition, mergeTotalDifficulty } from '../shared/ethereum/merge-transition.js';
+import { createQbftHeader, qbftBlockFromRlp } from '../shared/qbft/block-hash.js';
+import { qbftBlockRewardRules } from './qbft-block-rewards.js';
+import { QbftSchedule } from '../shared/qbft/schedule.js';
 
 /**
  * The ChainSpec of a Besu genesis: its EVM rules, genesis state and block, and the block hashing its

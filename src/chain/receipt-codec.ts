@@ -1,6 +1,6 @@
 import { RLP } from '@ethereumjs/rlp';
 import { bigIntToUnpaddedBytes, bytesToBigInt } from '@ethereumjs/util';
-import type { RawLog, StoredReceipt } from './types.js';
+import type { RawLog, StoredReceipt } from '../shared/ethereum/chain-records.js';
 
 /**
  * Storage encoding of a block's receipts (prefix `r`): one RLP list per receipt,

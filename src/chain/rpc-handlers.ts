@@ -4,14 +4,14 @@ import { createAccessList2930Tx, createBlob4844Tx, createFeeMarket1559Tx, create
 import { Account, Address, KECCAK256_NULL, bigIntToBytes, bigIntToHex, bytesToHex, equalsBytes, hexToBytes, setLengthLeft } from '@ethereumjs/util';
 import { runTx } from '@ethereumjs/vm';
 import type { VM } from '@ethereumjs/vm';
-import type { MethodHandlers, MethodsOwnedBy } from '../rpc/registry.js';
-import type { AccountOverride, BlockRef, BlockTag, CallRequest } from '../rpc/params.js';
-import { formatBlock, formatMinedTransaction, formatReceipt } from '../rpc/format.js';
-import { RpcError, RpcErrors } from '../rpc/errors.js';
-import type { Json, Wire } from '../rpc/types.js';
+import type { MethodHandlers, MethodsOwnedBy } from '../shared/rpc/registry.js';
+import type { AccountOverride, BlockRef, BlockTag, CallRequest } from '../shared/rpc/params.js';
+import { formatBlock, formatMinedTransaction, formatReceipt } from '../shared/rpc/format.js';
+import { RpcError, RpcErrors } from '../shared/rpc/errors.js';
+import type { Json, Wire } from '../shared/rpc/types.js';
 import type { Chain } from './chain.js';
-import { txCommonFor } from './tx-common.js';
-import { parityHandlers } from './parity-handlers.js';
+import { txCommonFor } from '../shared/ethereum/tx-common.js';
+import { parityHandlers } from './rpc-handlers-history.js';
 import { reanchorAfterPreByzantium } from './struct-log-tracer.js';
 
 export interface ChainRpcOptions {

@@ -9,8 +9,8 @@ import { bytesToHex, setLengthLeft, bigIntToBytes } from '@ethereumjs/util';
 import { runTx } from '@ethereumjs/vm';
 import type { VM } from '@ethereumjs/vm';
 import type { InterpreterStep } from '@ethereumjs/evm';
-import type { Json } from '../rpc/types.js';
-import type { TraceOptions } from '../rpc/methods/parity-methods.js';
+import type { Json } from '../shared/rpc/types.js';
+import type { TraceOptions } from '../shared/rpc/methods/besu-methods.js';
 import type { Chain } from './chain.js';
 
 function word(value: bigint): string {

@@ -9,21 +9,21 @@
  * that needs others waits, changing rounds, without producing anything.
  */
 import type { HeadInfo } from '../chain/chain.js';
-import type { Genesis } from '../chain/genesis.js';
-import type { PoolTxForBlock } from '../actors/protocols.js';
-import type { MethodHandlers } from '../rpc/registry.js';
-import { HeaderField, QbftBlock } from './qbft/block.js';
-import { QbftController } from './qbft/controller.js';
-import type { BuildBlockRequest, ConsensusEvent, ParentInfo } from './qbft/core-types.js';
-import { bytesEqual } from './qbft/header-rules.js';
-import type { QbftMessage } from './qbft/messages.js';
-import { createQbftRpcHandlers } from './qbft/rpc-handlers.js';
-import type { QbftMethodHandlers } from './qbft/rpc-handlers.js';
-import { QbftRunner } from './qbft/runner.js';
-import type { QbftPorts, Scheduler } from './qbft/runner.js';
-import { QbftSchedule } from './qbft/schedule.js';
-import { ValidatorTracker } from './qbft/validators.js';
-import type { HeaderSummary } from './qbft/validators.js';
+import type { Genesis } from '../shared/ethereum/genesis.js';
+import type { PoolTxForBlock } from '../shared/actors/channels.js';
+import type { MethodHandlers } from '../shared/rpc/registry.js';
+import { HeaderField, QbftBlock } from '../shared/qbft/block.js';
+import { QbftController } from './controller.js';
+import type { BuildBlockRequest, ConsensusEvent, ParentInfo } from './core-types.js';
+import { bytesEqual } from '../shared/qbft/header-rules.js';
+import type { QbftMessage } from './messages.js';
+import { createQbftRpcHandlers } from './rpc-handlers.js';
+import type { QbftMethodHandlers } from './rpc-handlers.js';
+import { QbftRunner } from './runner.js';
+import type { QbftPorts, Scheduler } from './runner.js';
+import { QbftSchedule } from '../shared/qbft/schedule.js';
+import { ValidatorTracker } from '../shared/qbft/validators.js';
+import type { HeaderSummary } from '../shared/qbft/validators.js';
 
 /** What consensus asks of the chain and the pool. */
 export interface NodeChainPorts {

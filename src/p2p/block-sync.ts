@@ -9,7 +9,7 @@
 import type { NestedUint8Array } from '@ethereumjs/rlp';
 import { RLP } from '@ethereumjs/rlp';
 import { bytesToBigInt, equalsBytes } from '@ethereumjs/util';
-import { errorMessage } from '../util/errors.js';
+import { errorMessage } from '../shared/util/errors.js';
 import type { ChainHeadFacts } from './p2p-service.js';
 
 /** eth/68 message codes (relative to the eth protocol's offset). */

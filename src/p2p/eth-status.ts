@@ -8,9 +8,11 @@
  */
 import { crc32 } from 'node:zlib';
 import { RLP } from '@ethereumjs/rlp';
-import type { Genesis } from '../chain/genesis.js';
+import type { Genesis } from '../shared/ethereum/genesis.js';
+import { ETH_PROTOCOL_VERSION } from '../shared/ethereum/eth-protocol.js';
 
-export const ETH_PROTOCOL_VERSION = 68;
+export { ETH_PROTOCOL_VERSION };
+
 /** eth/68 message codes 0x00–0x10. */
 export const ETH_PROTOCOL_LENGTH = 17;
 export const EthCode = { STATUS: 0x00 } as const;

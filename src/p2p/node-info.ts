@@ -2,11 +2,11 @@
  * The JSON shapes of admin_nodeInfo and admin_peers (rpc-auth-cli.md §3.4), built from plain facts
  * so that they can be checked without a network.
  */
-import { hardforkSchedule } from '../chain/common.js';
-import type { Genesis } from '../chain/genesis.js';
-import { toQuantity } from '../rpc/format.js';
-import type { Json } from '../rpc/types.js';
-import { formatEnode } from './enode.js';
+import { hardforkSchedule } from '../shared/ethereum/common.js';
+import type { Genesis } from '../shared/ethereum/genesis.js';
+import { toQuantity } from '../shared/rpc/format.js';
+import type { Json } from '../shared/rpc/types.js';
+import { formatEnode } from '../shared/ethereum/enode.js';
 
 /** Besu's `config` keys in its own spelling; each appears only when the genesis sets it. */
 const CONFIG_KEYS = [

@@ -3,7 +3,7 @@
  * no discovery, so bootnodes are dialled directly), with a per-peer exponential reconnect backoff.
  * Pure bookkeeping on an injected clock; the service does the dialling.
  */
-import type { Enode } from './enode.js';
+import type { Enode } from '../shared/ethereum/enode.js';
 
 export interface BackoffSettings {
   initialMs: number;

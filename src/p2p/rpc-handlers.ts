@@ -3,8 +3,8 @@
  * the registry (an enode is already a valid `Enode`); `--p2p-enabled=false` never reaches here, the
  * transport answers "P2P has been disabled" itself.
  */
-import { RpcError, RpcErrors } from '../rpc/errors.js';
-import type { MethodHandlers } from '../rpc/registry.js';
+import { RpcError, RpcErrors } from '../shared/rpc/errors.js';
+import type { MethodHandlers } from '../shared/rpc/registry.js';
 import type { P2pService } from './p2p-service.js';
 
 export function createP2pRpcHandlers(service: P2pService): MethodHandlers<'p2p'> {

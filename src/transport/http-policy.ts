@@ -2,7 +2,7 @@
  * The decisions the JSON-RPC HTTP port makes before JSON-RPC starts (spec rpc-auth-cli.md §1.1,
  * §1.9, §1.10, §9), as pure functions so they are tested without sockets.
  */
-import { prettyJson } from '../rpc/jsonrpc.js';
+import { prettyJson } from './jsonrpc.js';
 
 // ---------------------------------------------------------------------------------------------
 // Host allow-list (DNS-rebinding protection)

@@ -8,8 +8,8 @@
  * and the order of the checks before them, are exactly Besu's.
  */
 import { Server, type Request, type Response } from 'hyper-express';
-import type { JsonRpcContext, RpcCaller } from '../rpc/jsonrpc.js';
-import { Logger } from '../util/log.js';
+import type { JsonRpcContext, RpcCaller } from './jsonrpc.js';
+import { Logger } from '../shared/util/log.js';
 import {
   acceptsJson,
   CORS_ALLOWED_HEADERS,
@@ -24,7 +24,7 @@ import {
   type HealthSnapshot,
 } from './http-policy.js';
 import { serveJsonRpc } from './jsonrpc-route.js';
-import { assertNativeUws } from './uws-native.js';
+import { assertNativeUws } from '../shared/uws-native.js';
 
 const log = new Logger('JsonRpcHttp');
 

@@ -8,8 +8,8 @@
  * run in the same order (host allow-list → CORS → body size → Accept → JSON-RPC).
  */
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
-import { handleJsonRpcBody, type HttpReply, type JsonRpcContext } from '../rpc/jsonrpc.js';
-import { RpcErrors } from '../rpc/errors.js';
+import { handleJsonRpcBody, type HttpReply, type JsonRpcContext } from './jsonrpc.js';
+import { RpcErrors } from '../shared/rpc/errors.js';
 import { acceptsJson, CORS_REJECTED_BODY, HOST_REJECTED_BODY } from './http-policy.js';
 
 export interface JsonRpcRouteConfig {

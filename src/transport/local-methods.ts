@@ -3,13 +3,13 @@
  * head published in shared memory.
  */
 import { keccak_256 } from '@noble/hashes/sha3.js';
-import { RpcError, RpcErrors, toRpcErrorObject } from '../rpc/errors.js';
-import { toData, toQuantity } from '../rpc/format.js';
-import type { Dispatch, RpcOutcome } from '../rpc/jsonrpc.js';
-import type { MethodHandlers, MethodName, MethodsOwnedBy, Owner } from '../rpc/registry.js';
-import type { Json, Wire } from '../rpc/types.js';
-import type { HeadReader } from './head-view.js';
-import { changeLogLevelEverywhere } from '../util/log.js';
+import { RpcError, RpcErrors, toRpcErrorObject } from '../shared/rpc/errors.js';
+import { toData, toQuantity } from '../shared/rpc/format.js';
+import type { Dispatch, RpcOutcome } from './jsonrpc.js';
+import type { MethodHandlers, MethodName, MethodsOwnedBy, Owner } from '../shared/rpc/registry.js';
+import type { Json, Wire } from '../shared/rpc/types.js';
+import type { HeadReader } from '../shared/shared-memory/head-view.js';
+import { changeLogLevelEverywhere } from '../shared/util/log.js';
 
 export interface LocalMethodsContext {
   /** web3_clientVersion, e.g. `basalt/v0.1.0/linux-x86_64/nodejs-20`. */

@@ -8,9 +8,9 @@
  * nonce are *pending* (executable, "ready"); any beyond a gap are *queued* (future) and get promoted when
  * the gap fills or the account nonce moves past it.
  */
-import { RpcError, RpcErrors } from '../rpc/errors.js';
+import { RpcError, RpcErrors } from '../shared/rpc/errors.js';
 import { BinaryHeap } from './heap.js';
-import { effectiveTipOf, maxFeePerGasOf, maxPriorityFeePerGasOf, toHexKey, type DecodedTx } from './types.js';
+import { effectiveTipOf, maxFeePerGasOf, maxPriorityFeePerGasOf, toHexKey, type DecodedTx } from '../shared/ethereum/decoded-tx.js';
 
 export interface TransactionPoolOptions {
   /** `--tx-pool-price-bump`: percent by which a same-nonce replacement must raise its price. */

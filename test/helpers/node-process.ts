@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /** The repository root, from dist/test/helpers. */
-export const REPO_ROOT = new URL('../../../', import.meta.url).pathname;
+export const REPO_ROOT = new URL('../../..', import.meta.url).pathname;
 const BIN = join(REPO_ROOT, 'bin/run.js');
 
 export interface NodeProcess {

@@ -1,0 +1,216 @@
+// `basalt [NODE OPTIONS] blocks import --from=FILE [--skip-pow-validation-enabled]` (Besu's subcommand): imports
+// a file of concatenated RLP blocks into the data path through the chain's normal import path, then exits.
+// Node options (--data-path, --genesis-file, --network, ...) may come before the subcommand, as with Besu, or
+// after it among the subcommand's own options.
+
+import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { resolve as resolvePath } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { CliUsageError, formatUsageError, USAGE_ERROR_EXIT_CODE } from '../errors.js';
+import { resolveOptions } from '../resolve.js';
+import type { NodeOptions } from '../options.js';
+import type { ImportProgress, ImportSummary } from '../../../chain/block-importer.js';
+import { BasaltCommand } from './base.js';
+
+/** Exit code when the import itself fails (a bad file or block); parameter errors exit 2 like every command. */
+export const IMPORT_FAILED_EXIT_CODE = 1;
+
+export interface BlocksImportArgs {
+  files: string[];
+  skipPowValidation: boolean;
+  /** Words that are node options, resolved with the words before the subcommand. */
+  nodeArgv: string[];
+}
+
+const BOOLEAN_TEXT = /^(true|false)$/i;
+
+/** Splits the subcommand's own options from node options. Throws CliUsageError with picocli's wording. */
+export function parseBlocksImportArgs(argv: readonly string[]): BlocksImportArgs {
+  const args: BlocksImportArgs = { files: [], skipPowValidation: false, nodeArgv: [] };
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i]!;
+    const [name, attached] = word.startsWith('--') && word.includes('=') ? [word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1)] : [word, undefined];
+    if (name === '--from') {
+      const value = attached ?? argv[++i];
+      if (value === undefined || value.startsWith('--')) throw new CliUsageError("Missing required parameter for option '--from' (<FILE>)");
+      args.files.push(...value.split(',').filter((file) => file !== ''));
+    } else if (name === '--skip-pow-validation-enabled') {
+      const next = argv[i + 1];
+      const text = attached ?? (next !== undefined && BOOLEAN_TEXT.test(next) ? argv[++i]! : 'true');
+      if (!BOOLEAN_TEXT.test(text)) {
+        throw new CliUsageError(`Invalid value for option '--skip-pow-validation-enabled': '${text}' is not a boolean`);
+      }
+      args.skipPowValidation = text.toLowerCase() === 'true';
+    } else if (name === '--format') {
+      const value = attached ?? argv[++i];
+      if (value === undefined || value.toUpperCase() !== 'RLP') {
+        throw new CliUsageError(`Invalid value for option '--format': expected one of [RLP] (case-insensitive) but was '${value ?? ''}'`);
+      }
+    } else {
+      args.nodeArgv.push(word);
+    }
+  }
+  if (args.files.length === 0) throw new CliUsageError('No files specified to import.');
+  return args;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Progress output
+// ---------------------------------------------------------------------------------------------
+
+function rate(count: number | bigint, elapsedMs: number): number {
+  return elapsedMs <= 0 ? 0 : (Number(count) * 1000) / elapsedMs;
+}
+
+function formatDuration(seconds: number): string {
+  if (!Number.isFinite(seconds)) return '--:--';
+  const s = Math.max(0, Math.round(seconds));
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const rest = String(s % 60).padStart(2, '0');
+  return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${rest}` : `${m}:${rest}`;
+}
+
+function etaSeconds(p: ImportProgress): number {
+  const perBlock = p.done === 0 ? Infinity : p.elapsedMs / 1000 / p.done;
+  return (p.total - p.done) * perBlock;
+}
+
+/** One plain progress line (non-terminal output: logs, CI). */
+export function progressLine(p: ImportProgress): string {
+  const percent = p.total > 0 ? ` (${((100 * p.done) / p.total).toFixed(1)}%)` : '';
+  return (
+    `Imported ${p.done}/${p.total} blocks${percent}, head #${p.head.number}, ` +
+    `${rate(p.done, p.elapsedMs).toFixed(1)} blocks/s, ${rate(p.transactions, p.elapsedMs).toFixed(1)} tx/s, ` +
+    `${(rate(p.gasUsed, p.elapsedMs) / 1e6).toFixed(2)} Mgas/s, ETA ${formatDuration(etaSeconds(p))}`
+  );
+}
+
+/** A terminal progress bar line (redrawn in place with `\r`). */
+export function progressBar(p: ImportProgress, width = 30): string {
+  const fraction = p.total > 0 ? Math.min(1, p.done / p.total) : 0;
+  const filled = Math.round(fraction * width);
+  const bar = '='.repeat(Math.max(0, filled - 1)) + (filled > 0 ? '>' : '') + ' '.repeat(width - filled);
+  return (
+    `[${bar}] ${p.done}/${p.total} blocks ${(fraction * 100).toFixed(0)}% | ` +
+    `${rate(p.transactions, p.elapsedMs).toFixed(0)} tx/s | ETA ${formatDuration(etaSeconds(p))}`
+  );
+}
+
+export function summaryLine(s: ImportSummary): string {
+  return (
+    `Import complete: ${s.imported} blocks imported, ${s.skipped} skipped, ${s.transactions} transactions in ` +
+    `${(s.elapsedMs / 1000).toFixed(1)} s (${rate(s.imported, s.elapsedMs).toFixed(1)} blocks/s, ` +
+    `${rate(s.transactions, s.elapsedMs).toFixed(1)} tx/s, ${(rate(s.gasUsed, s.elapsedMs) / 1e6).toFixed(2)} Mgas/s). ` +
+    `Head #${s.head.number} ${toHex(s.head.hash)}`
+  );
+}
+
+function toHex(bytes: Uint8Array): string {
+  return `0x${Buffer.from(bytes).toString('hex')}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The command
+// ---------------------------------------------------------------------------------------------
+
+export class BlocksImportCommand extends BasaltCommand {
+  static override id = 'blocks import';
+  static override summary = 'Import blocks from a file of concatenated RLP blocks';
+
+  async run(): Promise<number> {
+    const { env, readFile, stdout, stderr, parentArgv } = this.context;
+    let args: BlocksImportArgs;
+    let options: NodeOptions;
+    try {
+      args = parseBlocksImportArgs(this.argv);
+      options = resolveOptions([...parentArgv, ...args.nodeArgv], env, readFile);
+    } catch (error) {
+      if (!(error instanceof CliUsageError)) throw error;
+      stderr(formatUsageError(error));
+      return USAGE_ERROR_EXIT_CODE;
+    }
+    const terminal = process.stderr.isTTY === true;
+    try {
+      return await importFiles(args, options, {
+        out: stdout,
+        progress: terminal ? (p) => stderr(`\r${progressBar(p)}`) : (p) => stdout(`${progressLine(p)}\n`),
+        endProgress: terminal ? () => stderr('\n') : () => undefined,
+        err: stderr,
+      });
+    } catch (error) {
+      stderr(`Failed to import blocks: ${error instanceof Error ? error.message : String(error)}\n`);
+      return USAGE_ERROR_EXIT_CODE;
+    }
+  }
+}
+
+interface ImportOutput {
+  out: (text: string) => void;
+  err: (text: string) => void;
+  progress: (p: ImportProgress) => void;
+  endProgress: () => void;
+}
+
+/** Opens the chain of the data path, imports every file in order and closes it; resolves with the exit code. */
+async function importFiles(args: BlocksImportArgs, options: NodeOptions, output: ImportOutput): Promise<number> {
+  // Loaded here so that parameter errors never load RocksDB or the EVM.
+  const [{ resolveNetwork }, { chainSpecFromGenesis }, { Chain }, { parseGenesisJson }, importer, blockFile, { Piscina }] = await Promise.all([
+    import('../../supervisor/network.js'),
+    import('../../../chain/network-spec.js'),
+    import('../../../chain/chain.js'),
+    import('../../../shared/ethereum/genesis.js'),
+    import('../../../chain/block-importer.js'),
+    import('../../../chain/block-file.js'),
+    import('piscina'),
+  ]);
+  const network = resolveNetwork(options);
+  const genesis = parseGenesisJson(network.genesisJson);
+  const spec = await chainSpecFromGenesis(network.genesisJson, options.networkId ?? undefined);
+  const dataPath = resolvePath(options.dataPath);
+  mkdirSync(dataPath, { recursive: true });
+
+  const recovery = new Piscina({
+    filename: new URL('../../../../workers/tasks/sender-recovery.task.js', import.meta.url).href,
+    workerData: { genesisJson: network.genesisJson },
+    maxThreads: Math.max(1, availableParallelism() - 1),
+    idleTimeout: 5_000,
+  });
+  const chain = await Chain.open(dataPath, spec);
+  try {
+    const checks = await (await import('../../../chain/import-rules.js')).importChecksFor(chain, genesis, args.skipPowValidation);
+    output.out(`Importing into ${dataPath}, chain head #${chain.getHead().number} ${toHex(chain.getHead().hash)}\n`);
+    for (const file of args.files) {
+      let data: Uint8Array;
+      try {
+        data = new Uint8Array(readFileSync(file));
+      } catch (error) {
+        output.err(`Cannot read ${file}: ${error instanceof Error ? error.message : String(error)}\n`);
+        return IMPORT_FAILED_EXIT_CODE;
+      }
+      output.out(`Importing ${file}\n`);
+      try {
+        const summary = await importer.importBlocks(chain, blockFile.splitBlocks(data), {
+          ...checks,
+          total: blockFile.countWholeBlocks(data),
+          recoverSenders: (blocks) => recovery.run({ blocks }),
+          onProgress: output.progress,
+        });
+        output.endProgress();
+        output.out(`${summaryLine(summary)}\n`);
+      } catch (error) {
+        output.endProgress();
+        if (!(error instanceof importer.ImportFailure)) throw error;
+        const head = chain.getHead();
+        output.err(`${error.message}\n`);
+        output.err(`Import stopped. The database keeps the chain up to block #${head.number} ${toHex(head.hash)}.\n`);
+        return IMPORT_FAILED_EXIT_CODE;
+      }
+    }
+    return 0;
+  } finally {
+    await chain.close();
+    await recovery.destroy();
+  }
+}

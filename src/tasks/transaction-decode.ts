@@ -1,0 +1,387 @@
+/**
+ * Stateless validation of a raw transaction, as `eth_sendRawTransaction` and transaction gossip need it:
+ * decode the pooled encoding, check everything that does not depend on chain state, and recover the
+ * sender. Pure and thread-agnostic — it runs inside a piscina worker (see decode-task.ts).
+ *
+ * Checks run in Besu's admission order (rpc-auth-cli.md §12.1–12.2): undecodable → chain id → signature
+ * → type allowed at the fork → EIP-7825 gas cap → initcode size → priority fee ≤ max fee → intrinsic gas.
+ * To honour that order, the fields and the signing hash are taken from the RLP directly; the
+ * ethereumjs transaction is only built once chain id, signature and type are known to be fine, for its
+ * structural validation and intrinsic-gas arithmetic.
+ */
+import type { Common } from '@ethereumjs/common';
+import { RLP } from '@ethereumjs/rlp';
+import {
+  create1559FeeMarketTxFromBytesArray,
+  createAccessList2930TxFromBytesArray,
+  createBlob4844TxFromBytesArray,
+  createEOACode7702TxFromBytesArray,
+  createLegacyTxFromBytesArray,
+} from '@ethereumjs/tx';
+import { SECP256K1_ORDER, SECP256K1_ORDER_DIV_2, bytesToBigInt, bigIntToUnpaddedBytes } from '@ethereumjs/util';
+import { keccak_256 } from '@noble/hashes/sha3.js';
+import { sha256 } from '@noble/hashes/sha2.js';
+import secp256k1 from 'secp256k1';
+
+import { txCommonFor as commonFor } from '../shared/ethereum/tx-common.js';
+import { RpcError, RpcErrors } from '../shared/rpc/errors.js';
+import type { AccessListEntry, AuthorizationEntry, DecodedTx, TxRules, TxType } from '../shared/ethereum/decoded-tx.js';
+
+type RlpValue = Uint8Array | RlpValue[];
+
+
+/** Where each field sits in the RLP list of a transaction type (signature fields are always the last three). */
+interface Layout {
+  length: number;
+  chainId?: number;
+  nonce: number;
+  gasPrice?: number;
+  maxPriorityFeePerGas?: number;
+  maxFeePerGas?: number;
+  gasLimit: number;
+  to: number;
+  value: number;
+  data: number;
+  accessList?: number;
+  maxFeePerBlobGas?: number;
+  blobVersionedHashes?: number;
+  authorizationList?: number;
+}
+
+const LAYOUTS: Record<TxType, Layout> = {
+  0: { length: 9, nonce: 0, gasPrice: 1, gasLimit: 2, to: 3, value: 4, data: 5 },
+  1: { length: 11, chainId: 0, nonce: 1, gasPrice: 2, gasLimit: 3, to: 4, value: 5, data: 6, accessList: 7 },
+  2: {
+    length: 12,
+    chainId: 0,
+    nonce: 1,
+    maxPriorityFeePerGas: 2,
+    maxFeePerGas: 3,
+    gasLimit: 4,
+    to: 5,
+    value: 6,
+    data: 7,
+    accessList: 8,
+  },
+  3: {
+    length: 14,
+    chainId: 0,
+    nonce: 1,
+    maxPriorityFeePerGas: 2,
+    maxFeePerGas: 3,
+    gasLimit: 4,
+    to: 5,
+    value: 6,
+    data: 7,
+    accessList: 8,
+    maxFeePerBlobGas: 9,
+    blobVersionedHashes: 10,
+  },
+  4: {
+    length: 13,
+    chainId: 0,
+    nonce: 1,
+    maxPriorityFeePerGas: 2,
+    maxFeePerGas: 3,
+    gasLimit: 4,
+    to: 5,
+    value: 6,
+    data: 7,
+    accessList: 8,
+    authorizationList: 9,
+  },
+};
+
+/** Rejections of malformed input all read `-32602 Invalid params`; the reason is kept for logs only. */
+function undecodable(reason: string): RpcError {
+  const err = new RpcError(RpcErrors.INVALID_PARAMS);
+  err.cause = reason;
+  return err;
+}
+
+/**
+ * An RLP scalar as Besu reads it: a byte string without leading zeros, at most `maxBytes` long
+ * (8 for nonce and gas — Java longs — and 32 for 256-bit quantities).
+ */
+function scalar(values: RlpValue[], index: number, name: string, maxBytes = 32): bigint {
+  const item = values[index];
+  if (!(item instanceof Uint8Array)) throw undecodable(`${name} is a list`);
+  if (item.length > 0 && item[0] === 0) throw undecodable(`${name} has leading zeros`);
+  if (item.length > maxBytes) throw undecodable(`${name} is longer than ${maxBytes} bytes`);
+  return item.length === 0 ? 0n : bytesToBigInt(item);
+}
+
+function bytesAt(values: RlpValue[], index: number, name: string): Uint8Array {
+  const item = values[index];
+  if (!(item instanceof Uint8Array)) throw undecodable(`${name} is a list`);
+  return item;
+}
+
+function listAt(values: RlpValue[], index: number, name: string): RlpValue[] {
+  const item = values[index];
+  if (!Array.isArray(item)) throw undecodable(`${name} is not a list`);
+  return item;
+}
+
+function accessListAt(values: RlpValue[], index: number): AccessListEntry[] {
+  return listAt(values, index, 'accessList').map((entry) => {
+    if (!Array.isArray(entry) || entry.length !== 2) throw undecodable('access list entry is not [address, keys]');
+    const [address, keys] = entry;
+    if (!(address instanceof Uint8Array) || address.length !== 20) throw undecodable('access list address');
+    if (!Array.isArray(keys)) throw undecodable('access list storage keys');
+    const storageKeys = keys.map((key) => {
+      if (!(key instanceof Uint8Array) || key.length !== 32) throw undecodable('access list storage key');
+      return key;
+    });
+    return { address, storageKeys };
+  });
+}
+
+function authorizationListAt(values: RlpValue[], index: number): AuthorizationEntry[] {
+  return listAt(values, index, 'authorizationList').map((entry) => {
+    if (!Array.isArray(entry) || entry.length !== 6) throw undecodable('authorization is not a 6-item list');
+    const address = bytesAt(entry, 1, 'authorization address');
+    if (address.length !== 20) throw undecodable('authorization address length');
+    return {
+      chainId: scalar(entry, 0, 'authorization chainId'),
+      address,
+      nonce: scalar(entry, 2, 'authorization nonce', 8),
+      yParity: Number(scalar(entry, 3, 'authorization yParity', 1)),
+      r: scalar(entry, 4, 'authorization r'),
+      s: scalar(entry, 5, 'authorization s'),
+    };
+  });
+}
+
+/** A transaction's decoded fields before anything is checked against the chain rules. */
+interface ParsedTx {
+  type: TxType;
+  values: RlpValue[];
+  /** The list the hash and signing hash are computed over (the tx payload, without a blob wrapper). */
+  hashedEncoding: Uint8Array;
+  hasBlobWrapper: boolean;
+  /** The network wrapper's sidecar: [blobs, commitments, proofs] (version 0 wrappers only). */
+  sidecar?: { version: number; blobs: Uint8Array[]; commitments: Uint8Array[]; proofs: Uint8Array[] };
+}
+
+function parseEnvelope(raw: Uint8Array): ParsedTx {
+  if (raw.length === 0) throw undecodable('empty input');
+  const first = raw[0]!;
+  let decoded: RlpValue;
+  try {
+    decoded = RLP.decode(first >= 0xc0 ? raw : raw.subarray(1)) as RlpValue;
+  } catch (err) {
+    throw undecodable(err instanceof Error ? err.message : 'bad RLP');
+  }
+  if (!Array.isArray(decoded)) throw undecodable('transaction is not an RLP list');
+  if (first >= 0xc0) return { type: 0, values: decoded, hashedEncoding: raw, hasBlobWrapper: false };
+  if (first < 1 || first > 4) throw undecodable(`unknown transaction type ${first}`);
+  const type = first as TxType;
+  if (type !== 3) return { type, values: decoded, hashedEncoding: raw, hasBlobWrapper: false };
+  // A blob transaction is pooled with its network wrapper [tx, (version,) blobs, commitments, proofs];
+  // the bare form is only valid inside blocks, so Besu rejects it as undecodable here.
+  if (!Array.isArray(decoded[0])) throw undecodable('blob transaction without network wrapper');
+  if (decoded.length !== 4 && decoded.length !== 5) throw undecodable('blob network wrapper length');
+  const body = decoded[0];
+  const hashedEncoding = new Uint8Array([3, ...RLP.encode(body as Uint8Array[])]);
+  const parts = decoded.length === 5 ? decoded.slice(2) : decoded.slice(1);
+  const version = decoded.length === 5 && decoded[1] instanceof Uint8Array ? Number(bytesToBigInt(decoded[1])) : 0;
+  if (!parts.every((part) => Array.isArray(part) && part.every((item) => item instanceof Uint8Array))) {
+    throw undecodable('blob network wrapper parts');
+  }
+  const [blobs, commitments, proofs] = parts as Uint8Array[][];
+  return { type, values: body, hashedEncoding, hasBlobWrapper: true, sidecar: { version, blobs: blobs!, commitments: commitments!, proofs: proofs! } };
+}
+
+function signingHash(parsed: ParsedTx, legacyChainId: bigint | undefined): Uint8Array {
+  const unsigned = parsed.values.slice(0, -3) as Uint8Array[];
+  if (parsed.type !== 0) {
+    const encoded = RLP.encode(unsigned);
+    const message = new Uint8Array(encoded.length + 1);
+    message[0] = parsed.type;
+    message.set(encoded, 1);
+    return keccak_256(message);
+  }
+  // EIP-155: the chain id and two empty items stand in for v, r, s.
+  if (legacyChainId !== undefined) unsigned.push(bigIntToUnpaddedBytes(legacyChainId), new Uint8Array(), new Uint8Array());
+  return keccak_256(RLP.encode(unsigned));
+}
+
+function to32Bytes(value: bigint, target: Uint8Array, offset: number): void {
+  let rest = value;
+  for (let i = offset + 31; i >= offset; i--) {
+    target[i] = Number(rest & 0xffn);
+    rest >>= 8n;
+  }
+}
+
+function recoverPublicKey(hash: Uint8Array, r: bigint, s: bigint, recoveryId: number): Uint8Array {
+  const signature = new Uint8Array(64);
+  to32Bytes(r, signature, 0);
+  to32Bytes(s, signature, 32);
+  try {
+    return secp256k1.ecdsaRecover(signature, recoveryId, hash, false).subarray(1);
+  } catch {
+    throw new RpcError(RpcErrors.INVALID_SIGNATURE);
+  }
+}
+
+type BytesArrayOf<F extends (values: never, opts: never) => unknown> = Parameters<F>[0];
+
+/** Builds the ethereumjs transaction for structural validation and intrinsic gas. */
+function buildEthereumjsTx(type: TxType, values: RlpValue[], common: Common): { getMinimumGasLimit(): bigint } {
+  const opts = { common };
+  switch (type) {
+    case 0:
+      return createLegacyTxFromBytesArray(values as BytesArrayOf<typeof createLegacyTxFromBytesArray>, opts);
+    case 1:
+      return createAccessList2930TxFromBytesArray(
+        values as BytesArrayOf<typeof createAccessList2930TxFromBytesArray>,
+        opts,
+      );
+    case 2:
+      return create1559FeeMarketTxFromBytesArray(values as BytesArrayOf<typeof create1559FeeMarketTxFromBytesArray>, opts);
+    case 4:
+      return createEOACode7702TxFromBytesArray(values as BytesArrayOf<typeof createEOACode7702TxFromBytesArray>, opts);
+    case 3:
+      return createBlob4844TxFromBytesArray(values as BytesArrayOf<typeof createBlob4844TxFromBytesArray>, opts);
+  }
+}
+
+/** Copies a view so that cloning it to another thread does not drag along its whole backing buffer. */
+function compact(bytes: Uint8Array): Uint8Array {
+  return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : bytes.slice();
+}
+
+/**
+ * Decodes and statelessly validates a pooled transaction encoding; throws `RpcError` with Besu's code
+ * and message for the first failing check.
+ */
+export function decodeRawTransaction(raw: Uint8Array, rules: TxRules, kzg?: BlobVerifier): DecodedTx {
+  const parsed = parseEnvelope(raw);
+  const { type, values } = parsed;
+  const layout = LAYOUTS[type];
+  if (values.length !== layout.length) throw undecodable(`type ${type} needs ${layout.length} fields`);
+
+  // Shape of every field, as Besu's decoder enforces it.
+  const nonce = scalar(values, layout.nonce, 'nonce', 8);
+  const gasLimit = scalar(values, layout.gasLimit, 'gasLimit', 8);
+  const gasPrice = layout.gasPrice === undefined ? undefined : scalar(values, layout.gasPrice, 'gasPrice');
+  const maxPriorityFeePerGas =
+    layout.maxPriorityFeePerGas === undefined
+      ? undefined
+      : scalar(values, layout.maxPriorityFeePerGas, 'maxPriorityFeePerGas');
+  const maxFeePerGas =
+    layout.maxFeePerGas === undefined ? undefined : scalar(values, layout.maxFeePerGas, 'maxFeePerGas');
+  const toBytes = bytesAt(values, layout.to, 'to');
+  if (toBytes.length !== 0 && toBytes.length !== 20) throw undecodable('to is not an address');
+  const value = scalar(values, layout.value, 'value');
+  const data = bytesAt(values, layout.data, 'data');
+  const accessList = layout.accessList === undefined ? undefined : accessListAt(values, layout.accessList);
+  const authorizationList =
+    layout.authorizationList === undefined ? undefined : authorizationListAt(values, layout.authorizationList);
+  if (layout.maxFeePerBlobGas !== undefined) scalar(values, layout.maxFeePerBlobGas, 'maxFeePerBlobGas');
+  if (layout.blobVersionedHashes !== undefined) listAt(values, layout.blobVersionedHashes, 'blobVersionedHashes');
+  const v = scalar(values, layout.length - 3, 'v');
+  const r = scalar(values, layout.length - 2, 'r');
+  const s = scalar(values, layout.length - 1, 's');
+  // Besu builds its signature object while decoding; out-of-range parts fail decoding, not validation.
+  if (r === 0n || r >= SECP256K1_ORDER || s === 0n || s >= SECP256K1_ORDER) throw undecodable('r or s out of range');
+
+  let chainId: bigint | undefined;
+  let recoveryId: number;
+  if (type === 0) {
+    if (v === 27n || v === 28n) {
+      recoveryId = Number(v - 27n);
+    } else if (v >= 37n) {
+      chainId = (v - 35n) >> 1n;
+      recoveryId = Number(v - 35n - chainId * 2n);
+    } else {
+      throw undecodable(`unsupported legacy v ${v}`);
+    }
+  } else {
+    chainId = scalar(values, layout.chainId!, 'chainId');
+    if (v > 1n) throw undecodable('y-parity is not 0 or 1');
+    recoveryId = Number(v);
+  }
+
+  if (chainId !== undefined && chainId !== rules.chainId) throw new RpcError(RpcErrors.WRONG_CHAIN_ID);
+
+  if (s > SECP256K1_ORDER_DIV_2) throw new RpcError(RpcErrors.INVALID_SIGNATURE);
+  const senderPublicKey = recoverPublicKey(signingHash(parsed, type === 0 ? chainId : undefined), r, s, recoveryId);
+  const sender = keccak_256(senderPublicKey).slice(12);
+
+  if (!rules.allowedTypes.includes(type)) throw new RpcError(RpcErrors.INVALID_TRANSACTION_TYPE);
+  if (parsed.sidecar) verifyBlobSidecar(parsed.sidecar, listAt(values, LAYOUTS[3].blobVersionedHashes!, 'blobVersionedHashes'), kzg);
+
+  const common = commonFor(rules.chainId, rules.hardfork);
+  if (common.isActivatedEIP(7825) && gasLimit > common.param('maxTransactionGasLimit')) {
+    throw new RpcError(RpcErrors.TX_GAS_LIMIT_CAP_EXCEEDED);
+  }
+  if (toBytes.length === 0 && common.isActivatedEIP(3860) && BigInt(data.length) > common.param('maxInitCodeSize')) {
+    // Besu has no RPC mapping for INITCODE_TOO_LARGE, so it surfaces as a plain internal error.
+    throw new RpcError(RpcErrors.INTERNAL_ERROR);
+  }
+  if (maxFeePerGas !== undefined && maxPriorityFeePerGas !== undefined && maxPriorityFeePerGas > maxFeePerGas) {
+    throw new RpcError(RpcErrors.MAX_PRIORITY_FEE_PER_GAS_EXCEEDS_MAX_FEE_PER_GAS);
+  }
+
+  let intrinsicGas: bigint;
+  try {
+    intrinsicGas = buildEthereumjsTx(type, values, common).getMinimumGasLimit();
+  } catch (err) {
+    throw undecodable(err instanceof Error ? err.message : 'invalid transaction fields');
+  }
+  if (gasLimit < intrinsicGas) throw new RpcError(RpcErrors.INTRINSIC_GAS_EXCEEDS_LIMIT);
+
+  const decoded: DecodedTx = {
+    hash: keccak_256(parsed.hashedEncoding),
+    raw: compact(raw),
+    type,
+    nonce,
+    gasLimit,
+    value,
+    data,
+    v,
+    r,
+    s,
+    yParity: recoveryId === 1 ? 1 : 0,
+    sender,
+    senderPublicKey: senderPublicKey.slice(),
+    intrinsicGas,
+  };
+  if (chainId !== undefined) decoded.chainId = chainId;
+  if (gasPrice !== undefined) decoded.gasPrice = gasPrice;
+  if (maxPriorityFeePerGas !== undefined) decoded.maxPriorityFeePerGas = maxPriorityFeePerGas;
+  if (maxFeePerGas !== undefined) decoded.maxFeePerGas = maxFeePerGas;
+  if (toBytes.length === 20) decoded.to = toBytes;
+  if (accessList !== undefined) decoded.accessList = accessList;
+  if (authorizationList !== undefined) decoded.authorizationList = authorizationList;
+  if (parsed.hasBlobWrapper) decoded.canonical = parsed.hashedEncoding;
+  return decoded;
+}
+
+/** The part of a KZG library the pool needs: checking blobs against their commitments and proofs. */
+export interface BlobVerifier {
+  verifyBlobProofBatch(blobs: string[], commitments: string[], proofs: string[]): boolean;
+}
+
+/**
+ * A pooled blob transaction carries its blobs: each must match its versioned hash (0x01 ‖ sha256 of
+ * the commitment, minus its first byte) and its KZG proof. Without a KZG library nothing is admitted.
+ */
+function verifyBlobSidecar(sidecar: NonNullable<ParsedTx['sidecar']>, versionedHashes: RlpValue[], kzg: BlobVerifier | undefined): void {
+  const { version, blobs, commitments, proofs } = sidecar;
+  const fail = () => new RpcError(RpcErrors.BLOB_KZG_VALIDATION_FAILED);
+  if (version !== 0 || kzg === undefined) throw fail();
+  const count = versionedHashes.length;
+  if (count === 0 || blobs.length !== count || commitments.length !== count || proofs.length !== count) throw fail();
+  for (let i = 0; i < count; i++) {
+    const hash = versionedHashes[i] as Uint8Array;
+    const expected = sha256(commitments[i]!);
+    expected[0] = 0x01;
+    if (!(hash instanceof Uint8Array) || Buffer.compare(Buffer.from(hash), Buffer.from(expected)) !== 0) throw fail();
+  }
+  const hex = (b: Uint8Array) => `0x${Buffer.from(b).toString('hex')}`;
+  if (!kzg.verifyBlobProofBatch(blobs.map(hex), commitments.map(hex), proofs.map(hex))) throw fail();
+}

@@ -1,0 +1,137 @@
+// The CLI entry point in-process, with injected I/O and a stand-in for the supervisor's runNode.
+import test from 'ava';
+import { readFileSync } from 'node:fs';
+import { BasaltCommand, type BasaltCommandClass } from '../../src/main/cli/commands/base.js';
+import { NodeCommand } from '../../src/main/cli/commands/node.js';
+import { main, selectCommand, type MainIo } from '../../src/main/cli/main.js';
+import type { NodeOptions } from '../../src/main/cli/options.js';
+
+const PACKAGE_VERSION = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+interface Captured {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly started: NodeOptions[];
+}
+
+async function runCli(argv: string[], io: MainIo = {}): Promise<Captured> {
+  let stdout = '';
+  let stderr = '';
+  const started: NodeOptions[] = [];
+  const code = await main(argv, {
+    env: {},
+    readFile: () => {
+      throw Object.assign(new Error('ENOENT'), { code: 'ENOENT' });
+    },
+    runNode: async (options) => {
+      started.push(options);
+      return 0;
+    },
+    ...io,
+    stdout: (text) => void (stdout += text),
+    stderr: (text) => void (stderr += text),
+  });
+  return { code, stdout, stderr, started };
+}
+
+test('runs the node with the resolved options and exits with its code', async (t) => {
+  const result = await runCli(['--network=dev', '--rpc-http-enabled'], { env: { BASALT_RPC_HTTP_PORT: '9999' } });
+  t.is(result.code, 0);
+  t.is(result.stderr, '');
+  t.is(result.started.length, 1);
+  t.is(result.started[0]?.network, 'dev');
+  t.true(result.started[0]?.rpcHttpEnabled);
+  t.is(result.started[0]?.rpcHttpPort, 9999);
+
+  const stopped = await runCli([], { runNode: async () => 3 });
+  t.is(stopped.code, 3);
+});
+
+test('a node that fails to start: Besu\'s wording, exit code 2', async (t) => {
+  const result = await runCli(['--network=dev'], {
+    runNode: async () => {
+      throw new Error('Port(s) \'[8545]\' already in use. Check for other processes using the port(s).');
+    },
+  });
+  t.is(result.code, 2);
+  t.is(result.stderr, "Failed to start Basalt: Port(s) '[8545]' already in use. Check for other processes using the port(s).\n");
+});
+
+test('parameter error: message, blank line, help pointer, exit code 2, node not started', async (t) => {
+  const result = await runCli(['--rpc-http-port=abc']);
+  t.is(result.code, 2);
+  t.is(result.stdout, '');
+  t.is(result.stderr, "Invalid value for option '--rpc-http-port': 'abc' is not an int\n\nTo display full help:\nbasalt [COMMAND] --help\n");
+  t.deepEqual(result.started, []);
+});
+
+test('unknown option: the suggestion line comes before the blank line', async (t) => {
+  const result = await runCli(['--p2p-prt=1']);
+  t.is(result.code, 2);
+  t.is(
+    result.stderr,
+    "Unknown option: '--p2p-prt=1'\nPossible solutions: --p2p-enabled, --p2p-host, --p2p-interface, --p2p-port, --p2p-peer-upper-bound\n\nTo display full help:\nbasalt [COMMAND] --help\n",
+  );
+});
+
+test('--help and -h print help generated from the options table, exit 0', async (t) => {
+  for (const flag of ['--help', '-h']) {
+    const result = await runCli([flag]);
+    t.is(result.code, 0);
+    t.is(result.stderr, '');
+    t.true(result.stdout.startsWith('Usage:\n\nbasalt [OPTIONS] [COMMAND]\n'));
+    t.regex(result.stdout, /--rpc-http-api, --rpc-http-apis=<api name>\[,<api name>\.\.\.\]\.\.\./);
+    t.regex(result.stdout, /-l, --logging=<LOG VERBOSITY LEVEL>/);
+    t.regex(result.stdout, /--rpc-http-port=<PORT> +Port for JSON-RPC HTTP to listen on \(default: 8545\)/);
+    t.deepEqual(result.started, []);
+  }
+});
+
+test('--version and -V print basalt/v<version>, exit 0', async (t) => {
+  for (const flag of ['--version', '-V']) {
+    const result = await runCli([flag]);
+    t.is(result.code, 0);
+    t.is(result.stdout, `basalt/v${PACKAGE_VERSION}\n`);
+  }
+});
+
+// A subcommand as later ones (`blocks import`, ...) will be written: one class, one registry entry.
+class EchoCommand extends BasaltCommand {
+  static override summary = 'Echo the words given to the subcommand';
+  async run(): Promise<number> {
+    this.context.stdout(`${JSON.stringify({ argv: this.argv, parentArgv: this.context.parentArgv })}\n`);
+    return 5;
+  }
+}
+const subcommands = new Map<string, BasaltCommandClass>([['blocks echo', EchoCommand]]);
+
+test('subcommands: dispatch by id, node options before it are its parent argv', async (t) => {
+  const result = await runCli(['--data-path=/d', '--rpc-http-api', 'ETH', 'blocks', 'echo', '--from=1', 'x'], { subcommands });
+  t.is(result.code, 5);
+  t.deepEqual(JSON.parse(result.stdout), { argv: ['--from=1', 'x'], parentArgv: ['--data-path=/d', '--rpc-http-api', 'ETH'] });
+  t.deepEqual(result.started, []);
+});
+
+test('subcommands: unknown or missing subcommand of a group is a parameter error', async (t) => {
+  const unknown = await runCli(['blocks', 'nope'], { subcommands });
+  t.is(unknown.code, 2);
+  t.is(unknown.stderr, "Unmatched argument at index 1: 'nope'\n\nTo display full help:\nbasalt [COMMAND] --help\n");
+  const missing = await runCli(['blocks'], { subcommands });
+  t.is(missing.code, 2);
+  t.true(missing.stderr.startsWith('Missing required subcommand\n'));
+});
+
+test('subcommands are listed in help; a word that is not a command is still a stray argument', async (t) => {
+  const help = await runCli(['--help'], { subcommands });
+  t.regex(help.stdout, /Commands:\n +blocks echo +Echo the words given to the subcommand\n/);
+  const stray = await runCli(['echo'], { subcommands });
+  t.is(stray.code, 2);
+  t.true(stray.stderr.startsWith("Unmatched argument at index 0: 'echo'\n"));
+});
+
+test('selectCommand: the node command when no subcommand word is present', (t) => {
+  const selected = selectCommand(['--network=dev', '--identity', 'blocks'], subcommands);
+  t.is(selected.commandClass, NodeCommand);
+  t.deepEqual(selected.argv, ['--network=dev', '--identity', 'blocks']);
+});

@@ -1,0 +1,98 @@
+/**
+ * Start-up refusals: each bad configuration ends the process with exit code 2 and one clear line,
+ * before anything is written.
+ */
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import test from 'ava';
+import { REPO_ROOT, freePort, removeDataPath, startDevNode, tempDataPath } from '../helpers/node-process.js';
+
+function run(args: string[], timeoutMs = 30_000): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    // devp2p off unless asked for: these nodes must not compete for the default port 30303.
+    const p2p = args.some((a) => a.startsWith('--p2p-')) ? [] : ['--p2p-enabled=false'];
+    const child = spawn(process.execPath, [join(REPO_ROOT, 'bin/run.js'), ...args, ...p2p], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
+  });
+}
+
+test('the default network (mainnet) is refused with a pointer to --genesis-file and --network=dev', async (t) => {
+  const dataPath = tempDataPath();
+  const { code, output } = await run([`--data-path=${dataPath}`]);
+  removeDataPath(dataPath);
+  t.is(code, 2);
+  t.regex(output, /Failed to start Basalt: Network MAINNET is not supported by Basalt.*--genesis-file=<file> or --network=dev/);
+});
+
+test('a missing or malformed genesis file is refused with its reason', async (t) => {
+  const dataPath = tempDataPath();
+  const missing = await run([`--genesis-file=${join(dataPath, 'nope.json')}`, `--data-path=${dataPath}`]);
+  t.is(missing.code, 2);
+  t.regex(missing.output, /Failed to start Basalt: Unable to load genesis file .*nope\.json: file not found/);
+
+  const badPath = join(dataPath, 'bad.json');
+  writeFileSync(badPath, '{"config":{"chainId":5,"qbft":{}},"gasLimit":"zz","difficulty":"0x1"}');
+  const bad = await run([`--genesis-file=${badPath}`, `--data-path=${dataPath}`]);
+  t.is(bad.code, 2);
+  t.regex(bad.output, /Failed to start Basalt: Unable to load genesis file .*bad\.json: .*gaslimit.*"zz"/i);
+  removeDataPath(dataPath);
+});
+
+test('a busy devp2p port is refused with Besu\'s message', async (t) => {
+  const p2pPort = await freePort();
+  const node = await startDevNode({ args: ['--p2p-enabled=true', `--p2p-port=${p2pPort}`] });
+  const other = tempDataPath();
+  try {
+    const busy = await run(['--network=dev', '--rpc-http-enabled', `--rpc-http-port=${await freePort()}`, `--p2p-port=${p2pPort}`, `--data-path=${other}`]);
+    t.is(busy.code, 2);
+    t.regex(busy.output, new RegExp(`Port\\(s\\) '\\[${p2pPort}\\]' already in use`));
+  } finally {
+    t.is(await node.stop(), 0);
+    removeDataPath(other);
+  }
+});
+
+test('a busy JSON-RPC port, a data path in use and a data path of another chain are refused', async (t) => {
+  const node = await startDevNode();
+  try {
+    const other = tempDataPath();
+    const busyPort = await run(['--network=dev', '--rpc-http-enabled', `--rpc-http-port=${node.port}`, `--data-path=${other}`]);
+    t.is(busyPort.code, 2);
+    t.regex(busyPort.output, new RegExp(`Port\\(s\\) '\\[${node.port}\\]' already in use\\. Check for other processes using the port\\(s\\)\\.`));
+
+    const locked = await run(['--network=dev', '--rpc-http-enabled', `--rpc-http-port=${await freePort()}`, `--data-path=${node.dataPath}`]);
+    t.is(locked.code, 2);
+    t.regex(locked.output, /Failed to start Basalt: Data path .* is in use by another process/);
+    removeDataPath(other);
+  } finally {
+    t.is(await node.stop(), 0);
+  }
+  // The dev chain's data path, opened with a different genesis.
+  const genesisPath = join(tempDataPath(), 'other.json');
+  writeFileSync(
+    genesisPath,
+    JSON.stringify({
+      config: { chainId: 4242, berlinBlock: 0, qbft: { blockperiodseconds: 2 } },
+      nonce: '0x0',
+      timestamp: '0x65000000',
+      gasLimit: '0x47b760',
+      difficulty: '0x1',
+      mixHash: '0x63746963616c2062797a616e74696e65206661756c7420746f6c6572616e6365',
+      coinbase: '0x0000000000000000000000000000000000000000',
+      alloc: {},
+      extraData: '0xf83ea00000000000000000000000000000000000000000000000000000000000000000d594fe3b557e8fb62b89f4916b721be55ceb828dbd73c080c0',
+    }),
+  );
+  const wrongChain = await run([`--genesis-file=${genesisPath}`, `--data-path=${node.dataPath}`]);
+  t.is(wrongChain.code, 2);
+  t.regex(wrongChain.output, /Failed to start Basalt: the data path holds a chain with genesis 0x[0-9a-f]{64}, not 0x[0-9a-f]{64}: use another --data-path/);
+  removeDataPath(node.dataPath);
+});

@@ -1,0 +1,164 @@
+/**
+ * Besu parity, end to end: Besu's own JSON-RPC spec fixtures (`shared/fixtures/besu/rpc/eth/`)
+ * replayed against a real node that imported Besu's test chain with `blocks import`, compared with
+ * the rules of the fixtures README (status, ids, results with key order, exact error text).
+ *
+ * Cases that only pass against Besu's test mocks (`mock-dependent.txt`) are not counted. Cases that
+ * Basalt cannot pass for a stated reason are listed in `parity-known-gaps.json`; they run as
+ * `test.failing`, so one that starts passing fails the suite until it is taken off the list.
+ */
+import test, { type ExecutionContext } from 'ava';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { BESU_FIXTURES, REPO_ROOT, removeDataPath } from '../helpers/node-process.js';
+import { startBesuTestChainNode, type ServedNode } from '../helpers/parity-node.js';
+
+const FIXTURES = join(BESU_FIXTURES, 'rpc', 'eth');
+
+interface ExpectedResponse {
+  jsonrpc: string;
+  id: unknown;
+  result?: unknown;
+  error?: unknown;
+}
+
+interface Fixture {
+  request: unknown;
+  response: ExpectedResponse | ExpectedResponse[];
+  statusCode: number;
+}
+
+/** `rpc/<name>` entries of mock-dependent.txt: answers produced by Besu's test mocks. */
+function mockDependent(): Map<string, string> {
+  const entries = new Map<string, string>();
+  for (const line of readFileSync(join(BESU_FIXTURES, 'mock-dependent.txt'), 'utf8').split('\n')) {
+    const match = /^rpc\/(\S+)\s+(.*)$/.exec(line.trim());
+    if (match) entries.set(match[1]!, match[2]!);
+  }
+  return entries;
+}
+
+const knownGaps = JSON.parse(readFileSync(join(REPO_ROOT, 'test', 'parity-known-gaps.json'), 'utf8')) as Record<string, string>;
+const mocks = mockDependent();
+const fixtures = readdirSync(FIXTURES)
+  .filter((name) => name.endsWith('.json'))
+  .sort()
+  .map((file) => [file.slice(0, -'.json'.length), JSON.parse(readFileSync(join(FIXTURES, file), 'utf8')) as Fixture] as const);
+const runnable = fixtures.filter(([name]) => !mocks.has(name));
+
+/**
+ * Besu's normalisation of `error` strings inside a result (createAccessList, simulate): the many
+ * wordings of one EVM failure become one.
+ */
+function normaliseErrorText(text: string): string {
+  const lower = text.toLowerCase();
+  if (lower.includes('out of gas') || lower.includes('insufficient gas')) return 'out of gas';
+  if (lower.includes('stack underflow')) return 'stack underflow';
+  if (lower.includes('stack overflow')) return 'stack overflow';
+  if (lower.includes('invalid opcode')) return 'invalid opcode';
+  if (lower.includes('write protection')) return 'write protection';
+  if (lower.includes('invalid jump destination') || lower.includes('invalid jump')) return 'invalid jump destination';
+  if (lower.includes('precompile')) return 'precompile failure';
+  if (lower.includes('invalid input length')) return 'invalid input length';
+  return text;
+}
+
+function normaliseResult(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(normaliseResult);
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [key, member] of Object.entries(value)) {
+      out[key] = key === 'error' && typeof member === 'string' ? normaliseErrorText(member) : normaliseResult(member);
+    }
+    return out;
+  }
+  return value;
+}
+
+/** Differences between one reply and its expected answer, per the README's rules 3–6. */
+function differences(actual: unknown, expected: ExpectedResponse): string[] {
+  if (actual === null || typeof actual !== 'object' || Array.isArray(actual)) return [`not a JSON-RPC object: ${JSON.stringify(actual)}`];
+  const reply = actual as Record<string, unknown>;
+  const found: string[] = [];
+  if (JSON.stringify(reply.id) !== JSON.stringify(expected.id)) found.push(`id ${JSON.stringify(reply.id)} ≠ ${JSON.stringify(expected.id)}`);
+  if (reply.jsonrpc !== expected.jsonrpc) found.push(`jsonrpc ${JSON.stringify(reply.jsonrpc)}`);
+  if ('result' in expected) {
+    if (!('result' in reply)) {
+      found.push(`expected a result, got ${JSON.stringify(reply.error)}`);
+    } else {
+      const want = JSON.stringify(normaliseResult(expected.result), null, 2);
+      const got = JSON.stringify(normaliseResult(reply.result), null, 2);
+      if (want !== got) found.push(`result differs:\n  expected ${JSON.stringify(expected.result)}\n  actual   ${JSON.stringify(reply.result)}`);
+    }
+  }
+  if ('error' in expected) {
+    const squash = (value: unknown) => JSON.stringify(value).replace(/\s/g, '');
+    if (!('error' in reply)) found.push(`expected error ${JSON.stringify(expected.error)}, got result ${JSON.stringify(reply.result)}`);
+    else if (squash(reply.error) !== squash(expected.error)) {
+      found.push(`error differs:\n  expected ${JSON.stringify(expected.error)}\n  actual   ${JSON.stringify(reply.error)}`);
+    }
+  }
+  return found;
+}
+
+async function replay(node: ServedNode, fixture: Fixture): Promise<string[]> {
+  const res = await fetch(node.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(fixture.request) });
+  const text = await res.text();
+  const found: string[] = [];
+  if (res.status !== fixture.statusCode) found.push(`HTTP status ${res.status} ≠ ${fixture.statusCode}`);
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return [...found, `body is not JSON: ${text.slice(0, 200)}`];
+  }
+  if (Array.isArray(fixture.response)) {
+    if (!Array.isArray(body)) return [...found, `expected a batch reply, got ${text.slice(0, 200)}`];
+    fixture.response.forEach((expected, i) => found.push(...differences(body[i], expected).map((d) => `[${i}] ${d}`)));
+    return found;
+  }
+  return [...found, ...differences(body, fixture.response)];
+}
+
+let node: ServedNode | undefined;
+const outcome = { passed: 0, listedStillFailing: 0 };
+
+test.before(async () => {
+  node = await startBesuTestChainNode();
+});
+
+test.after.always(async () => {
+  if (node) {
+    await node.stop();
+    removeDataPath(node.dataPath);
+  }
+  console.log(
+    `Besu rpc/eth fixtures: ${fixtures.length} cases, ${mocks.size} mock-dependent (not counted), ` +
+      `${runnable.length} runnable: ${outcome.passed} pass, ${Object.keys(knownGaps).length} listed as known gaps ` +
+      `(${outcome.listedStillFailing} of them still failing).`,
+  );
+});
+
+test('every known gap names a runnable fixture and gives a reason', (t) => {
+  const names = new Set(runnable.map(([name]) => name));
+  for (const [name, reason] of Object.entries(knownGaps)) {
+    t.true(names.has(name), `${name} is not a runnable fixture`);
+    t.true(reason.trim().length > 20, `${name} needs a reason`);
+  }
+});
+
+for (const [name, fixture] of runnable) {
+  const gap = knownGaps[name];
+  const check = async (t: ExecutionContext) => {
+    const found = await replay(node!, fixture);
+    if (found.length === 0) {
+      if (gap === undefined) outcome.passed++;
+      t.pass();
+    } else {
+      if (gap !== undefined) outcome.listedStillFailing++;
+      t.fail(found.join('\n'));
+    }
+  };
+  if (gap === undefined) test(`fixture ${name}`, check);
+  else test.failing(`fixture ${name} (known gap: ${gap})`, check);
+}

@@ -1,0 +1,235 @@
+/**
+ * Chain.validateBlock in one process: a block proposed by another node (here: built by another Chain
+ * on the same genesis) is checked and executed on a scratch state. A good block validates without
+ * touching the database, the head or a block being built; a block that lies about its execution,
+ * has no known parent or carries a broken signature is refused with the reason; a block validated
+ * and then imported is stored from that validation.
+ */
+import test from 'ava';
+import type { Block, HeaderData } from '@ethereumjs/block';
+import { genTransactionsTrieRoot } from '@ethereumjs/block';
+import type { MerkleStateManager } from '@ethereumjs/statemanager';
+import { createFeeMarket1559Tx, create1559FeeMarketTxFromBytesArray } from '@ethereumjs/tx';
+import type { FeeMarket1559Tx, TypedTransaction } from '@ethereumjs/tx';
+import { bytesToHex, createAddressFromString, hexToBytes } from '@ethereumjs/util';
+import type { VM } from '@ethereumjs/vm';
+import { Chain } from '../../src/chain/chain.js';
+import type { CandidateTx } from '../../src/chain/chain.js';
+import { loadDevNetwork } from '../../src/shared/ethereum/genesis.js';
+import type { ChainImportRules } from '../../src/chain/import-rules.js';
+import { chainSpecFromGenesis } from '../../src/chain/network-spec.js';
+import { txCommonFor } from '../../src/shared/ethereum/tx-common.js';
+import { decodeExtraData, encodeExtraData } from '../../src/shared/qbft/extra-data.js';
+import { addressOf, signCommitSeal } from '../../src/shared/qbft/seal.js';
+import { decodeRawTransaction } from '../../src/tasks/transaction-decode.js';
+import { txRulesFor } from '../../src/txpool/tx-rules.js';
+import { DEV_ACCOUNTS } from '../helpers/dev-accounts.js';
+import { removeDataPath, tempDataPath } from '../helpers/node-process.js';
+import { storeAndLogDeployCode } from '../helpers/contracts.js';
+
+const dev = loadDevNetwork();
+const genesisJson = JSON.stringify(dev.genesisJson);
+const QBFT_RULES: ChainImportRules = { consensus: 'qbft' };
+const txCommon = txCommonFor(1337n, 'cancun');
+
+function signedTransfer(key: string, nonce: bigint, data?: string): FeeMarket1559Tx {
+  return createFeeMarket1559Tx(
+    {
+      chainId: 1337n,
+      nonce,
+      gasLimit: data ? 200_000n : 21_000n,
+      maxFeePerGas: 10n ** 10n,
+      maxPriorityFeePerGas: 2n,
+      to: data ? undefined : '0x00000000000000000000000000000000000c0ffe',
+      value: data ? 0n : 5n,
+      data: data ? hexToBytes(data as `0x${string}`) : undefined,
+    },
+    { common: txCommon },
+  ).sign(hexToBytes(key as `0x${string}`));
+}
+
+function candidate(tx: TypedTransaction): CandidateTx {
+  const decoded = decodeRawTransaction(tx.serialize(), txRulesFor(1337n, 'cancun'));
+  return { raw: decoded.raw, hash: decoded.hash, senderPublicKey: decoded.senderPublicKey };
+}
+
+const openChain = async (path: string): Promise<Chain> => Chain.open(path, await chainSpecFromGenesis(genesisJson));
+
+/** Builds a block on `chain`'s head and stores it sealed; resolves with the unsealed proposal and the sealed block. */
+async function proposeAndCommit(chain: Chain, transactions: CandidateTx[]): Promise<{ proposal: Uint8Array; sealed: Block }> {
+  const head = chain.getHead();
+  const unsealed = { vanity: new Uint8Array(32), validators: decodeExtraData(head.extraData).validators, round: 0, seals: [] as Uint8Array[] };
+  const built = await chain.buildBlock({
+    timestamp: head.timestamp + 1n,
+    coinbase: addressOf(dev.validatorKey),
+    extraData: encodeExtraData(unsealed),
+    maxBuildMs: 10_000,
+    transactions,
+  });
+  setupCheck(built.rejected.length === 0, 'every transaction to be included');
+  const proposal = built.block.serialize();
+  const event = await chain.importBuilt(built, encodeExtraData({ ...unsealed, seals: [signCommitSeal(built.hash, dev.validatorKey)] }));
+  return { proposal, sealed: (await chain.store.getBlock(event.head.hash))! };
+}
+
+function setupCheck(condition: boolean, what: string): void {
+  if (!condition) throw new Error(`test setup: expected ${what}`);
+}
+
+/** `block` with some header fields and/or transactions replaced, as a proposer that lies would send it. */
+function forged(chain: Chain, block: Block, header: Partial<HeaderData>, transactions?: TypedTransaction[]): Uint8Array {
+  const data = { ...(block.header.toJSON() as HeaderData), ...header };
+  return chain.spec.createBlock(data, transactions ?? [...block.transactions], block.withdrawals).serialize();
+}
+
+/** Counts transactions the chain's building VM executes (importBlock's execution path). */
+function countImportExecutions(chain: Chain): () => number {
+  let executed = 0;
+  // The building VM is private: the test watches it to tell a reused validation from a re-execution.
+  (chain as unknown as { buildVm: VM }).buildVm.events.on('afterTx', (_event: unknown, resolve?: () => void) => {
+    executed++;
+    resolve?.();
+  });
+  return () => executed;
+}
+
+const paths: string[] = [];
+test.after.always(() => paths.forEach(removeDataPath));
+const newPath = (): string => {
+  const path = tempDataPath();
+  paths.push(path);
+  return path;
+};
+
+test('a block built elsewhere validates, leaves the head, the database and a held block untouched, then imports from the validation', async (t) => {
+  const builder = await openChain(newPath());
+  const validatorPath = newPath();
+  let validator = await openChain(validatorPath);
+  try {
+    const genesis = validator.getHead();
+    const deploy = signedTransfer(DEV_ACCOUNTS[1].privateKey, 0n, storeAndLogDeployCode());
+    const block1 = await proposeAndCommit(builder, [candidate(signedTransfer(DEV_ACCOUNTS[0].privateKey, 0n)), candidate(deploy)]);
+    t.is(block1.sealed.transactions.length, 2);
+
+    // The unsealed proposal (what consensus validates) and the sealed block both validate.
+    t.deepEqual(await validator.validateBlock(block1.proposal, QBFT_RULES), { valid: true });
+    t.deepEqual(await validator.validateBlock(block1.sealed.serialize(), QBFT_RULES), { valid: true });
+    t.is(bytesToHex(validator.getHead().hash), bytesToHex(genesis.hash));
+
+    // A block the validator itself holds from building survives a validation in between.
+    const ownHead = validator.getHead();
+    const own = await validator.buildBlock({
+      timestamp: ownHead.timestamp + 7n,
+      coinbase: addressOf(dev.validatorKey),
+      extraData: ownHead.extraData,
+      maxBuildMs: 10_000,
+      transactions: [candidate(signedTransfer(DEV_ACCOUNTS[2].privateKey, 0n))],
+    });
+    t.deepEqual(await validator.validateBlock(block1.proposal, QBFT_RULES), { valid: true });
+    const ownEvent = await validator.importBuilt(own, ownHead.extraData);
+    t.is(validator.getHead().number, 1n);
+
+    // Restart the chain that imported its own block: no trace of the validated one in the database.
+    await validator.close();
+    validator = await openChain(validatorPath);
+    t.is(bytesToHex(validator.getHead().hash), bytesToHex(ownEvent.head.hash));
+    t.is(await validator.store.getBlock(block1.sealed.hash()), undefined);
+    const state = validator.readVm.stateManager as MerkleStateManager;
+    t.false(await state.hasStateRoot(block1.sealed.header.stateRoot));
+    // The held block's state was stored whole: its transfer is readable after the restart.
+    const recipient = await validator.withStateAt(ownEvent.head.stateRoot, (vm) =>
+      vm.stateManager.getAccount(createAddressFromString('0x00000000000000000000000000000000000c0ffe')),
+    );
+    t.is(recipient?.balance, 5n);
+  } finally {
+    await builder.close();
+    await validator.close();
+  }
+});
+
+test('validate then import stores the validated execution; the next block executes on the state it wrote', async (t) => {
+  const builder = await openChain(newPath());
+  const importerPath = newPath();
+  let importer = await openChain(importerPath);
+  try {
+    const block1 = await proposeAndCommit(builder, [
+      candidate(signedTransfer(DEV_ACCOUNTS[0].privateKey, 0n)),
+      candidate(signedTransfer(DEV_ACCOUNTS[1].privateKey, 0n, storeAndLogDeployCode())),
+    ]);
+    const block2 = await proposeAndCommit(builder, [candidate(signedTransfer(DEV_ACCOUNTS[0].privateKey, 1n))]);
+    const executions = countImportExecutions(importer);
+
+    t.deepEqual(await importer.validateBlock(block1.proposal, QBFT_RULES), { valid: true });
+    const event = await importer.importBlock(importer.spec.decodeBlock(block1.sealed.serialize()));
+    t.is(executions(), 0, 'the committed block was stored from its validation');
+    t.is(bytesToHex(event.head.hash), bytesToHex(block1.sealed.hash()));
+    t.deepEqual(await importer.store.getReceipts(event.head.hash), await builder.store.getReceipts(block1.sealed.hash()));
+    t.is(event.senderNonces.length, 2);
+
+    // Stored state must be whole: after a restart, block 2 executes on top of it.
+    await importer.close();
+    importer = await openChain(importerPath);
+    const executionsAfterRestart = countImportExecutions(importer);
+    const event2 = await importer.importBlock(importer.spec.decodeBlock(block2.sealed.serialize()));
+    t.is(executionsAfterRestart(), 1, 'block 2 was not validated first, so it executed');
+    t.is(bytesToHex(event2.head.stateRoot), bytesToHex(block2.sealed.header.stateRoot));
+    t.deepEqual(await importer.store.getReceipts(event2.head.hash), await builder.store.getReceipts(block2.sealed.hash()));
+
+    // A validation of one block is not reused for another with the same parent.
+    const block3 = await proposeAndCommit(builder, []);
+    const otherBlock3 = forged(importer, block3.sealed, { timestamp: block3.sealed.header.timestamp + 5n });
+    t.deepEqual(await importer.validateBlock(otherBlock3, QBFT_RULES), { valid: true });
+    const event3 = await importer.importBlock(importer.spec.decodeBlock(block3.sealed.serialize()));
+    t.is(bytesToHex(event3.head.hash), bytesToHex(block3.sealed.hash()));
+  } finally {
+    await builder.close();
+    await importer.close();
+  }
+});
+
+test('blocks that lie about execution, have no known parent or carry a broken signature are refused with the reason', async (t) => {
+  const builder = await openChain(newPath());
+  const validatorPath = newPath();
+  const validator = await openChain(validatorPath);
+  try {
+    const transfer = signedTransfer(DEV_ACCOUNTS[0].privateKey, 0n);
+    const { sealed } = await proposeAndCommit(builder, [candidate(transfer)]);
+    const head = validator.getHead();
+
+    const wrongRoot = await validator.validateBlock(forged(validator, sealed, { stateRoot: new Uint8Array(32).fill(7) }), QBFT_RULES);
+    t.false(wrongRoot.valid);
+    t.regex(wrongRoot.reason ?? '', /invalid block stateRoot/);
+
+    const wrongGas = await validator.validateBlock(forged(validator, sealed, { gasUsed: sealed.header.gasUsed + 1n }), QBFT_RULES);
+    t.false(wrongGas.valid);
+    t.regex(wrongGas.reason ?? '', /invalid gasUsed/);
+
+    const orphanParent = new Uint8Array(32).fill(0x42);
+    const orphan = await validator.validateBlock(forged(validator, sealed, { parentHash: orphanParent }), QBFT_RULES);
+    t.deepEqual(orphan, { valid: false, reason: `unknown parent block ${bytesToHex(orphanParent)}` });
+
+    // r = 2^256-1 is no point on the curve: the signature cannot be recovered.
+    const fields = transfer.raw();
+    fields[10] = new Uint8Array(32).fill(0xff);
+    const broken = create1559FeeMarketTxFromBytesArray(fields, { common: txCommon });
+    const badSignature = await validator.validateBlock(
+      forged(validator, sealed, { transactionsTrie: await genTransactionsTrieRoot([broken]) }, [broken]),
+      QBFT_RULES,
+    );
+    t.false(badSignature.valid);
+    t.regex(badSignature.reason ?? '', /^transaction 0 is invalid: Invalid Signature/);
+
+    const garbage = await validator.validateBlock(Uint8Array.of(0xc3, 0x01, 0x02, 0x03), QBFT_RULES);
+    t.false(garbage.valid);
+    t.regex(garbage.reason ?? '', /^undecodable block/);
+
+    // Nothing moved, and the true block still validates and imports.
+    t.is(bytesToHex(validator.getHead().hash), bytesToHex(head.hash));
+    t.deepEqual(await validator.validateBlock(sealed.serialize(), QBFT_RULES), { valid: true });
+    await validator.importBlock(validator.spec.decodeBlock(sealed.serialize()));
+    t.is(bytesToHex(validator.getHead().hash), bytesToHex(sealed.hash()));
+  } finally {
+    await builder.close();
+    await validator.close();
+  }
+});

@@ -1,0 +1,416 @@
+/**
+ * The JSON-RPC HTTP port end to end: real uWS servers on loopback, raw HTTP requests (node:http,
+ * so that Host and other headers are exactly what the test says).
+ */
+import test from 'ava';
+import http from 'node:http';
+import net from 'node:net';
+import { RpcErrors } from '../../src/shared/rpc/errors.js';
+import type { RpcCaller } from '../../src/transport/jsonrpc.js';
+import type { Json } from '../../src/shared/rpc/types.js';
+import {
+  acceptsJson,
+  createCorsPolicy,
+  createHostAllowlist,
+  hostnameOfHostHeader,
+  isReady,
+  resolveRoute,
+  type HealthSnapshot,
+} from '../../src/transport/http-policy.js';
+import { startHttpServer, type HttpServerConfig, type HttpServerHandle } from '../../src/transport/http-server.js';
+import { assertNativeUws, nativeUwsBinaryPath } from '../../src/shared/uws-native.js';
+
+interface Reply {
+  status: number;
+  statusText: string;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+interface RequestOptions {
+  method?: string;
+  path?: string;
+  headers?: Record<string, string>;
+  body?: string;
+  /** Sends the body with Transfer-Encoding: chunked, in pieces. */
+  chunks?: string[];
+}
+
+function send(port: number, options: RequestOptions = {}): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string> = { host: `localhost:${port}`, ...options.headers };
+    if (options.body !== undefined) headers['content-length'] = String(Buffer.byteLength(options.body));
+    if (options.chunks !== undefined) headers['transfer-encoding'] = 'chunked';
+    const req = http.request({ host: '127.0.0.1', port, method: options.method ?? 'POST', path: options.path ?? '/', headers, agent: false }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode!, statusText: res.statusMessage!, headers: res.headers, body }));
+    });
+    req.on('error', reject);
+    if (options.chunks !== undefined) for (const chunk of options.chunks) req.write(chunk);
+    req.end(options.body);
+  });
+}
+
+const rpcBody = (method: string, params: Json[] = [], id: Json = 1) => JSON.stringify({ jsonrpc: '2.0', id, method, params });
+
+/** A stand-in for the method layer: `echo` answers its params, `hang` never answers. */
+const fakeCall: RpcCaller = async (method, params) => {
+  if (method === 'echo') return { result: params as Json };
+  if (method === 'hang') return new Promise(() => undefined);
+  return { error: RpcErrors.METHOD_NOT_FOUND };
+};
+
+let health: HealthSnapshot = { p2pEnabled: true, peerCount: 0 };
+
+async function server(overrides: Partial<HttpServerConfig> = {}): Promise<HttpServerHandle> {
+  return startHttpServer({
+    host: '127.0.0.1',
+    port: 0,
+    hostAllowlist: ['localhost', '127.0.0.1'],
+    corsOrigins: ['http://foo.io', 'https://.*\\.example\\.org'],
+    maxRequestContentLength: 1000,
+    maxBatchSize: 3,
+    prettyPrint: false,
+    call: fakeCall,
+    health: () => health,
+    ...overrides,
+  });
+}
+
+let main: HttpServerHandle;
+test.before(async () => {
+  main = await server();
+});
+test.after.always(async () => {
+  await main.close();
+});
+
+// ---------------------------------------------------------------------------------------------
+// JSON-RPC over HTTP
+// ---------------------------------------------------------------------------------------------
+
+test('POST / answers JSON-RPC with application/json', async (t) => {
+  const reply = await send(main.port, { body: rpcBody('echo', ['a', 1]) });
+  t.is(reply.status, 200);
+  t.is(reply.headers['content-type'], 'application/json');
+  t.is(reply.body, '{"jsonrpc":"2.0","id":1,"result":["a",1]}');
+});
+
+test('parse errors and empty batches are 400, method errors 200', async (t) => {
+  const parse = await send(main.port, { body: '{"jsonrpc"' });
+  t.is(parse.status, 400);
+  t.is(parse.body, '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}');
+  t.is(parse.headers['content-type'], 'application/json');
+  const empty = await send(main.port, { body: '' });
+  t.is(empty.status, 400);
+  t.is((await send(main.port, { body: '[]' })).status, 400);
+  const notFound = await send(main.port, { body: rpcBody('nope') });
+  t.is(notFound.status, 200);
+  t.is(notFound.body, '{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}}');
+});
+
+test('a notification answers 200 with an empty body', async (t) => {
+  const reply = await send(main.port, { body: '{"jsonrpc":"2.0","method":"echo"}' });
+  t.is(reply.status, 200);
+  t.is(reply.body, '');
+});
+
+test('batches: array answer, notifications omitted; over the limit a single -32005 object with 200', async (t) => {
+  const batch = await send(main.port, { body: `[${rpcBody('echo', [1], 1)},{"method":"echo"},5]` });
+  t.is(batch.status, 200);
+  t.is(batch.body, '[{"jsonrpc":"2.0","id":1,"result":[1]},{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request"}}]');
+  const tooMany = await send(main.port, { body: `[${[1, 2, 3, 4].map((id) => rpcBody('echo', [], id)).join(',')}]` });
+  t.is(tooMany.status, 200);
+  t.is(tooMany.body, '{"jsonrpc":"2.0","id":null,"error":{"code":-32005,"message":"Number of requests exceeds max batch size"}}');
+});
+
+test('a chunked request body is read', async (t) => {
+  const reply = await send(main.port, { chunks: ['{"jsonrpc":"2.0","id":9,', '"method":"echo","params":["x"]}'] });
+  t.is(reply.status, 200);
+  t.is(reply.body, '{"jsonrpc":"2.0","id":9,"result":["x"]}');
+});
+
+test('pretty printing applies to single responses, not batches', async (t) => {
+  const pretty = await server({ prettyPrint: true });
+  try {
+    t.is((await send(pretty.port, { body: rpcBody('echo', [1]) })).body, '{\n  "jsonrpc" : "2.0",\n  "id" : 1,\n  "result" : [ 1 ]\n}');
+    t.is((await send(pretty.port, { body: `[${rpcBody('echo', [1])}]` })).body, '[{"jsonrpc":"2.0","id":1,"result":[1]}]');
+  } finally {
+    await pretty.close();
+  }
+});
+
+test('a JSON-RPC body still running at the timeout answers 408', async (t) => {
+  const slow = await server({ timeoutSeconds: 0.2 });
+  try {
+    const reply = await send(slow.port, { body: rpcBody('hang') });
+    t.is(reply.status, 408);
+    t.is(reply.body, '{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Timeout expired"}}');
+    t.is(reply.headers['content-type'], 'application/json');
+  } finally {
+    await slow.close();
+  }
+});
+
+test('concurrent requests are all answered with their own ids', async (t) => {
+  const replies = await Promise.all(Array.from({ length: 40 }, (_, i) => send(main.port, { body: rpcBody('echo', [i], i) })));
+  replies.forEach((reply, i) => t.is(reply.body, `{"jsonrpc":"2.0","id":${i},"result":[${i}]}`));
+});
+
+// ---------------------------------------------------------------------------------------------
+// Routes
+// ---------------------------------------------------------------------------------------------
+
+test('GET / → 201 with an empty body', async (t) => {
+  const reply = await send(main.port, { method: 'GET' });
+  t.is(reply.status, 201);
+  t.is(reply.body, '');
+});
+
+test('unknown path → 404 with Vert.x body; known path with another method → 405 empty', async (t) => {
+  const missing = await send(main.port, { method: 'GET', path: '/nothing/here' });
+  t.is(missing.status, 404);
+  t.is(missing.body, '<html><body><h1>Resource not found</h1></body></html>');
+  for (const [method, path] of [
+    ['PUT', '/'],
+    ['DELETE', '/'],
+    ['GET', '/login'],
+    ['POST', '/liveness'],
+    ['POST', '/readiness'],
+  ] as const) {
+    const reply = await send(main.port, { method, path });
+    t.is(reply.status, 405, `${method} ${path}`);
+    t.is(reply.body, '');
+  }
+});
+
+test('POST /login without authentication → 400 "Authentication not enabled", empty body', async (t) => {
+  const reply = await send(main.port, { path: '/login', body: '{"username":"u","password":"p"}' });
+  t.is(reply.status, 400);
+  t.is(reply.statusText, 'Authentication not enabled');
+  t.is(reply.body, '');
+});
+
+test('an Accept header that excludes JSON → 406 on the JSON routes', async (t) => {
+  t.is((await send(main.port, { body: rpcBody('echo'), headers: { accept: 'text/html' } })).status, 406);
+  t.is((await send(main.port, { body: rpcBody('echo'), headers: { accept: 'text/html, application/*;q=0.5' } })).status, 200);
+  t.is((await send(main.port, { body: rpcBody('echo'), headers: { accept: '*/*' } })).status, 200);
+});
+
+test('/liveness is always UP; /readiness follows peers, sync and query parameters', async (t) => {
+  const up = '{\n  "status" : "UP"\n}';
+  const down = '{\n  "status" : "DOWN"\n}';
+  const check = async (path: string, status: number, body: string) => {
+    const reply = await send(main.port, { method: 'GET', path });
+    t.is(reply.status, status, path);
+    t.is(reply.body, body, path);
+  };
+  health = { p2pEnabled: true, peerCount: 0 };
+  await check('/liveness', 200, up);
+  await check('/readiness', 503, down);
+  await check('/readiness?minPeers=0', 200, up);
+  await check('/readiness?minPeers=abc', 503, down);
+  health = { p2pEnabled: false, peerCount: 0 };
+  await check('/readiness', 200, up);
+  health = { p2pEnabled: false, peerCount: 0, sync: { currentBlock: 10n, highestBlock: 15n } };
+  await check('/readiness', 503, down);
+  await check('/readiness?maxBlocksBehind=5', 200, up);
+  await check('/readiness?maxBlocksBehind=x', 503, down);
+  health = { p2pEnabled: true, peerCount: 0 };
+});
+
+// ---------------------------------------------------------------------------------------------
+// Host allow-list, CORS, size limit, and their order
+// ---------------------------------------------------------------------------------------------
+
+test('Host not in the allow-list → 403 JSON message; the check is case-insensitive and ignores the port', async (t) => {
+  const rejected = await send(main.port, { body: rpcBody('echo'), headers: { host: 'evil.com:8545' } });
+  t.is(rejected.status, 403);
+  t.is(rejected.body, '{"message":"Host not authorized."}');
+  t.is(rejected.headers['content-type'], 'application/json; charset=utf-8');
+  t.is((await send(main.port, { method: 'GET', path: '/liveness', headers: { host: 'evil.com' } })).status, 403);
+  t.is((await send(main.port, { body: rpcBody('echo'), headers: { host: 'LOCALHOST:1' } })).status, 200);
+  t.is((await send(main.port, { body: rpcBody('echo'), headers: { host: '127.0.0.1' } })).status, 200);
+  t.is((await send(main.port, { body: rpcBody('echo'), headers: { host: 'localhost.evil.com' } })).status, 403);
+});
+
+test('allow-list "*" accepts any Host', async (t) => {
+  const open = await server({ hostAllowlist: ['*'] });
+  try {
+    t.is((await send(open.port, { body: rpcBody('echo'), headers: { host: 'anything.example' } })).status, 200);
+  } finally {
+    await open.close();
+  }
+});
+
+test('CORS: allowed origins are echoed, others get 403, requests without Origin pass', async (t) => {
+  const allowed = await send(main.port, { body: rpcBody('echo'), headers: { origin: 'http://foo.io' } });
+  t.is(allowed.status, 200);
+  t.is(allowed.headers['access-control-allow-origin'], 'http://foo.io');
+  // entries are regular expressions: the dot of foo.io matches any character
+  t.is((await send(main.port, { body: rpcBody('echo'), headers: { origin: 'http://fooxio' } })).status, 200);
+  t.is((await send(main.port, { body: rpcBody('echo'), headers: { origin: 'https://a.example.org' } })).status, 200);
+  const denied = await send(main.port, { body: rpcBody('echo'), headers: { origin: 'http://bar.io' } });
+  t.is(denied.status, 403);
+  t.is(denied.body, 'Exception thrown handling RPC');
+  t.is((await send(main.port, { body: rpcBody('echo'), headers: { origin: 'http://foo.io.evil' } })).status, 403);
+  t.is((await send(main.port, { body: rpcBody('echo') })).headers['access-control-allow-origin'], undefined);
+});
+
+test('CORS preflight: allowed → 204 with allowed headers; denied → 403', async (t) => {
+  const preflight = await send(main.port, {
+    method: 'OPTIONS',
+    headers: { origin: 'http://foo.io', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+  });
+  t.is(preflight.status, 204);
+  t.is(preflight.headers['access-control-allow-origin'], 'http://foo.io');
+  t.is(preflight.headers['access-control-allow-headers'], '*,content-type');
+  const denied = await send(main.port, { method: 'OPTIONS', headers: { origin: 'http://bar.io', 'access-control-request-method': 'POST' } });
+  t.is(denied.status, 403);
+  // OPTIONS without a preflight header is an ordinary request: no OPTIONS route
+  t.is((await send(main.port, { method: 'OPTIONS', headers: { origin: 'http://foo.io' } })).status, 405);
+});
+
+test('CORS with no configured origins rejects every Origin; "*" accepts any, extensions included', async (t) => {
+  const none = await server({ corsOrigins: [] });
+  const any = await server({ corsOrigins: ['*'] });
+  try {
+    t.is((await send(none.port, { body: rpcBody('echo'), headers: { origin: 'http://localhost' } })).status, 403);
+    t.is((await send(none.port, { body: rpcBody('echo') })).status, 200);
+    t.is((await send(any.port, { body: rpcBody('echo'), headers: { origin: 'chrome-extension://abcdef' } })).status, 200);
+  } finally {
+    await none.close();
+    await any.close();
+  }
+});
+
+test('a body over the limit → 413, for declared and for chunked lengths', async (t) => {
+  const declared = await send(main.port, { body: rpcBody('echo', ['x'.repeat(2000)]) });
+  t.is(declared.status, 413);
+  t.is(declared.statusText, 'Request Entity Too Large');
+  const chunked = await send(main.port, { chunks: Array.from({ length: 5 }, () => 'x'.repeat(300)) });
+  t.is(chunked.status, 413);
+  const justUnder = rpcBody('echo', ['y'.repeat(900)]);
+  t.true(Buffer.byteLength(justUnder) <= 1000);
+  t.is((await send(main.port, { body: justUnder })).status, 200);
+});
+
+test('checks run in Besu order: host, then CORS, then size', async (t) => {
+  const big = rpcBody('echo', ['x'.repeat(5000)]);
+  t.is((await send(main.port, { body: big, headers: { host: 'evil.com', origin: 'http://bar.io' } })).status, 403);
+  const corsFirst = await send(main.port, { body: big, headers: { origin: 'http://bar.io' } });
+  t.is(corsFirst.status, 403);
+  t.is(corsFirst.body, 'Exception thrown handling RPC');
+  t.is((await send(main.port, { body: big, headers: { origin: 'http://foo.io' } })).status, 413);
+  // host before routing too
+  t.is((await send(main.port, { method: 'GET', path: '/nowhere', headers: { host: 'evil.com' } })).status, 403);
+});
+
+/** A port that was free a moment ago (a port first bound as ephemeral cannot be shared). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+test('two servers can share one port (SO_REUSEPORT) and both receive connections', async (t) => {
+  const port = await freePort();
+  const answeredBy = (name: string): RpcCaller => async () => ({ result: name });
+  const first = await server({ port, call: answeredBy('first') });
+  try {
+    const second = await server({ port, call: answeredBy('second') });
+    try {
+      t.is(second.port, port);
+      const replies = await Promise.all(Array.from({ length: 40 }, () => send(port, { body: rpcBody('any') })));
+      const names = new Set(replies.map((reply) => (JSON.parse(reply.body) as { result: string }).result));
+      t.deepEqual([...names].sort(), ['first', 'second']);
+    } finally {
+      await second.close();
+    }
+  } finally {
+    await first.close();
+  }
+});
+
+test('an invalid CORS pattern is a start-up error with Besu\'s message', async (t) => {
+  await t.throwsAsync(server({ corsOrigins: ['(unclosed'] }), { message: 'Domain values result in invalid regex pattern' });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Pure policy functions
+// ---------------------------------------------------------------------------------------------
+
+test('Host header parsing', (t) => {
+  t.is(hostnameOfHostHeader('localhost:8545'), 'localhost');
+  t.is(hostnameOfHostHeader('localhost'), 'localhost');
+  t.is(hostnameOfHostHeader('[::1]:8545'), '[::1]');
+  t.is(hostnameOfHostHeader('a:b:c'), undefined);
+  t.is(hostnameOfHostHeader('host:port'), undefined);
+  t.is(hostnameOfHostHeader('host:123456'), undefined);
+  const allow = createHostAllowlist(['localhost', '::1']);
+  t.false(allow(undefined));
+  t.true(allow('[::1]:8545'));
+  t.false(createHostAllowlist(['none'])('localhost'));
+  t.false(createHostAllowlist([])('localhost'));
+  t.true(createHostAllowlist(['all'])(undefined));
+});
+
+test('CORS pattern matching is whole-origin', (t) => {
+  const allows = createCorsPolicy(['http://foo.io']);
+  t.true(allows('http://foo.io'));
+  t.false(allows('xhttp://foo.io'));
+  t.false(allows('http://foo.io:80'));
+  t.true(createCorsPolicy(['all'])('moz-extension://x'));
+  t.false(createCorsPolicy(['none'])('http://foo.io'));
+});
+
+test('readiness decision', (t) => {
+  const q = (s: string) => new URLSearchParams(s);
+  t.false(isReady({ p2pEnabled: true, peerCount: 0 }, q('')));
+  t.true(isReady({ p2pEnabled: true, peerCount: 1 }, q('')));
+  t.true(isReady({ p2pEnabled: true, peerCount: 2 }, q('minPeers=2')));
+  t.false(isReady({ p2pEnabled: true, peerCount: 2 }, q('minPeers=3')));
+  t.false(isReady({ p2pEnabled: true, peerCount: 5 }, q('minPeers=99999999999')));
+  t.true(isReady({ p2pEnabled: false, peerCount: 0 }, q('minPeers=5')));
+  t.true(isReady({ p2pEnabled: false, peerCount: 0, sync: { currentBlock: 8n, highestBlock: 10n } }, q('')));
+  t.false(isReady({ p2pEnabled: false, peerCount: 0, sync: { currentBlock: 7n, highestBlock: 10n } }, q('')));
+});
+
+test('route table', (t) => {
+  t.is(resolveRoute('POST', '/'), 'jsonrpc');
+  t.is(resolveRoute('GET', '/'), 'created');
+  t.is(resolveRoute('GET', '/liveness/'), 'liveness');
+  t.is(resolveRoute('HEAD', '/readiness'), 'method-not-allowed');
+  t.is(resolveRoute('POST', '/rpc'), 'not-found');
+});
+
+test('Accept negotiation', (t) => {
+  t.true(acceptsJson(undefined));
+  t.true(acceptsJson('application/json'));
+  t.true(acceptsJson('text/plain, */*;q=0.1'));
+  t.false(acceptsJson('text/plain'));
+  t.false(acceptsJson('application/json;q=0'));
+});
+
+test('uWebSockets.js runs natively on this Node', (t) => {
+  t.notThrows(() => assertNativeUws());
+  t.regex(nativeUwsBinaryPath(), new RegExp(`uws_${process.platform}_${process.arch}_${process.versions.modules}\\.node$`));
+});
+
+test('assertNativeUws fails fast when the fallback is forced', (t) => {
+  const previous = process.env.UWS_USE_FALLBACK;
+  process.env.UWS_USE_FALLBACK = '1';
+  try {
+    t.throws(() => assertNativeUws(), { message: /JavaScript fallback/ });
+  } finally {
+    if (previous === undefined) delete process.env.UWS_USE_FALLBACK;
+    else process.env.UWS_USE_FALLBACK = previous;
+  }
+});

@@ -1,0 +1,512 @@
+import test from 'ava';
+import { Mainnet, createCustomCommon } from '@ethereumjs/common';
+import { createFeeMarket1559Tx, createLegacyTx } from '@ethereumjs/tx';
+import { privateToAddress } from '@ethereumjs/util';
+import { keccak_256 } from '@noble/hashes/sha3.js';
+
+import { RpcError } from '../../src/shared/rpc/errors.js';
+import type { RpcErrorObject } from '../../src/shared/rpc/types.js';
+import { decodeRawTransaction } from '../../src/tasks/transaction-decode.js';
+import { txRulesFor } from '../../src/txpool/tx-rules.js';
+import { TransactionPool, type AdmissionContext, type TransactionPoolOptions } from '../../src/txpool/pool.js';
+import { toHexKey, type DecodedTx } from '../../src/shared/ethereum/decoded-tx.js';
+
+const CHAIN_ID = 1337n;
+const RECIPIENT = new Uint8Array(20).fill(0x22);
+const rules = txRulesFor(CHAIN_ID, 'prague');
+const common = createCustomCommon({ chainId: Number(CHAIN_ID) }, Mainnet, { hardfork: 'prague' });
+const preEip155Common = createCustomCommon({ chainId: Number(CHAIN_ID) }, Mainnet, { hardfork: 'tangerineWhistle' });
+
+const keys = new Map<number, Uint8Array>();
+function keyFor(sender: number): Uint8Array {
+  let key = keys.get(sender);
+  if (key === undefined) {
+    key = keccak_256(new TextEncoder().encode(`txpool-key-${sender}`));
+    keys.set(sender, key);
+  }
+  return key;
+}
+const addressOf = (sender: number): Uint8Array => privateToAddress(keyFor(sender));
+const addressKey = (sender: number): string => toHexKey(addressOf(sender));
+
+interface TxShape {
+  gasLimit?: bigint;
+  value?: bigint;
+}
+
+function legacyTx(sender: number, nonce: number, gasPrice: bigint, shape: TxShape = {}): DecodedTx {
+  const tx = createLegacyTx(
+    { nonce, gasPrice, gasLimit: shape.gasLimit ?? 21000n, to: RECIPIENT, value: shape.value ?? 0n },
+    { common },
+  ).sign(keyFor(sender));
+  return decodeRawTransaction(tx.serialize(), rules);
+}
+
+function unprotectedLegacyTx(sender: number, nonce: number, gasPrice: bigint): DecodedTx {
+  const tx = createLegacyTx({ nonce, gasPrice, gasLimit: 21000n, to: RECIPIENT }, { common: preEip155Common }).sign(
+    keyFor(sender),
+  );
+  return decodeRawTransaction(tx.serialize(), rules);
+}
+
+function feeMarketTx(sender: number, nonce: number, maxFee: bigint, tip: bigint, shape: TxShape = {}): DecodedTx {
+  const tx = createFeeMarket1559Tx(
+    {
+      chainId: CHAIN_ID,
+      nonce,
+      maxFeePerGas: maxFee,
+      maxPriorityFeePerGas: tip,
+      gasLimit: shape.gasLimit ?? 21000n,
+      to: RECIPIENT,
+      value: shape.value ?? 0n,
+    },
+    { common },
+  ).sign(keyFor(sender));
+  return decodeRawTransaction(tx.serialize(), rules);
+}
+
+const RICH = 10n ** 24n;
+
+function ctx(overrides: Partial<Omit<AdmissionContext, 'account'>> & { account?: Partial<AdmissionContext['account']> } = {}): AdmissionContext {
+  const { account, ...rest } = overrides;
+  return {
+    account: { nonce: 0n, balance: RICH, hasCode: false, ...account },
+    blockGasLimit: 30_000_000n,
+    local: true,
+    now: 1_700_000_000_000,
+    ...rest,
+  };
+}
+
+function rejection(fn: () => unknown): RpcErrorObject {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof RpcError) return err.toObject();
+    throw err;
+  }
+  throw new Error('expected a rejection');
+}
+
+const pool = (options: Partial<TransactionPoolOptions> = {}) => new TransactionPool(options);
+const nonces = (txs: DecodedTx[]): bigint[] => txs.map((tx) => tx.nonce);
+
+// ---------------------------------------------------------------------------------------------------
+// Admission
+
+test('a valid transaction is admitted as pending and can be looked up', (t) => {
+  const p = pool();
+  const tx = legacyTx(1, 0, 1000n);
+  t.deepEqual(p.add(tx, ctx()), { pending: true });
+  t.is(p.size, 1);
+  t.is(p.getByHash(tx.hash), tx);
+  t.is(p.getEntry(tx.hash)?.addedAt, 1_700_000_000_000);
+  t.is(p.nextNonce(addressOf(1)), 1n);
+  t.is(p.nextNonce(addressKey(1).toUpperCase().replace('0X', '0x')), 1n);
+  t.deepEqual(p.stats(), { localCount: 1, remoteCount: 0, pendingCount: 1, queuedCount: 0 });
+});
+
+test('same hash twice is Known transaction', (t) => {
+  const p = pool();
+  const tx = legacyTx(1, 0, 1000n);
+  p.add(tx, ctx());
+  t.deepEqual(rejection(() => p.add(tx, ctx())), { code: -32000, message: 'Known transaction' });
+});
+
+test('fee cap applies to local transactions only, per gas, and 0 disables it', (t) => {
+  const expensive = legacyTx(1, 0, 10n ** 18n + 1n);
+  const atCap = legacyTx(2, 0, 10n ** 18n);
+  t.deepEqual(rejection(() => pool().add(expensive, ctx())), { code: -32000, message: 'Transaction fee cap exceeded' });
+  t.notThrows(() => pool().add(atCap, ctx()));
+  t.notThrows(() => pool().add(expensive, ctx({ local: false })));
+  t.notThrows(() => pool({ txFeeCap: 0n }).add(expensive, ctx()));
+  const expensive1559 = feeMarketTx(3, 0, 10n ** 18n + 1n, 1n);
+  t.deepEqual(rejection(() => pool().add(expensive1559, ctx())), { code: -32000, message: 'Transaction fee cap exceeded' });
+});
+
+test('min gas price binds remote transactions; local ones have priority', (t) => {
+  const tooLow = { code: -32009, message: 'Gas price below configured minimum gas price' };
+  const cheap = legacyTx(1, 0, 999n);
+  t.deepEqual(rejection(() => pool().add(cheap, ctx({ local: false }))), tooLow);
+  t.notThrows(() => pool().add(legacyTx(1, 0, 1000n), ctx({ local: false })));
+  t.notThrows(() => pool().add(cheap, ctx({ local: true })));
+  t.deepEqual(rejection(() => pool({ noLocalPriority: true }).add(cheap, ctx({ local: true }))), tooLow);
+  t.notThrows(() => pool({ prioritySenders: [addressKey(1).slice(2).toUpperCase()] }).add(cheap, ctx({ local: false })));
+  const cheap1559 = feeMarketTx(2, 0, 999n, 1n);
+  t.deepEqual(rejection(() => pool().add(cheap1559, ctx({ local: false }))), tooLow);
+});
+
+test('priority transactions must still meet the fee-market floor when there is a base fee', (t) => {
+  const tooLow = { code: -32009, message: 'Gas price below configured minimum gas price' };
+  const belowFloor = feeMarketTx(1, 0, 6n, 0n);
+  t.deepEqual(rejection(() => pool().add(belowFloor, ctx({ baseFee: 7n }))), tooLow);
+  t.notThrows(() => pool().add(feeMarketTx(1, 0, 7n, 0n), ctx({ baseFee: 7n })));
+  // No base fee (pre-London or free gas): no floor.
+  t.notThrows(() => pool().add(belowFloor, ctx()));
+  t.notThrows(() => pool({ baseFeeFloor: 0n }).add(belowFloor, ctx({ baseFee: 0n })));
+});
+
+test('strict replay protection requires a chain id on priority transactions', (t) => {
+  const unprotected = unprotectedLegacyTx(1, 0, 1000n);
+  t.deepEqual(rejection(() => pool({ strictTxReplayProtection: true }).add(unprotected, ctx())), {
+    code: -32000,
+    message: 'ChainId is required',
+  });
+  t.notThrows(() => pool({ strictTxReplayProtection: true }).add(unprotected, ctx({ local: false })));
+  t.notThrows(() => pool().add(unprotected, ctx()));
+});
+
+test('gas above the block gas limit is rejected', (t) => {
+  const tx = legacyTx(1, 0, 1000n, { gasLimit: 50_001n });
+  t.deepEqual(rejection(() => pool().add(tx, ctx({ blockGasLimit: 50_000n }))), {
+    code: -32005,
+    message: 'Transaction gas limit exceeds block gas limit',
+  });
+  t.notThrows(() => pool().add(tx, ctx({ blockGasLimit: 50_001n })));
+});
+
+test('nonce below the account nonce is Nonce too low', (t) => {
+  t.deepEqual(rejection(() => pool().add(legacyTx(1, 4, 1000n), ctx({ account: { nonce: 5n } }))), {
+    code: -32001,
+    message: 'Nonce too low',
+  });
+});
+
+test('a sender with code is not authorized', (t) => {
+  t.deepEqual(rejection(() => pool().add(legacyTx(1, 0, 1000n), ctx({ account: { hasCode: true } }))), {
+    code: -32007,
+    message: 'Sender account not authorized to send transactions',
+  });
+});
+
+test('upfront cost gas × max price + value must be covered by the balance', (t) => {
+  const tx = feeMarketTx(1, 0, 2000n, 1n, { value: 5n });
+  const upfront = 21000n * 2000n + 5n;
+  t.deepEqual(rejection(() => pool().add(tx, ctx({ account: { balance: upfront - 1n } }))), {
+    code: -32004,
+    message: 'Upfront cost exceeds account balance',
+  });
+  t.notThrows(() => pool().add(tx, ctx({ account: { balance: upfront } })));
+});
+
+test('max future by sender: +199 is accepted as queued, +200 is too distant', (t) => {
+  const p = pool();
+  const state = { account: { nonce: 10n } };
+  t.deepEqual(p.add(legacyTx(1, 10 + 199, 1000n), ctx(state)), { pending: false });
+  t.deepEqual(rejection(() => p.add(legacyTx(1, 10 + 200, 1000n), ctx(state))), {
+    code: -32000,
+    message: 'Transaction nonce is too distant from current sender nonce',
+  });
+  const small = pool({ maxFutureBySender: 3 });
+  t.notThrows(() => small.add(legacyTx(2, 2, 1000n), ctx()));
+  t.is(rejection(() => small.add(legacyTx(2, 3, 1000n), ctx())).code, -32000);
+});
+
+test('admission checks run in order', (t) => {
+  const p = pool();
+  const known = legacyTx(1, 0, 1000n);
+  p.add(known, ctx());
+  // Known beats everything stateful.
+  t.is(rejection(() => p.add(known, ctx({ account: { nonce: 9n, hasCode: true, balance: 0n } }))).message, 'Known transaction');
+  // Fee cap beats the block gas limit.
+  const overCapAndGas = legacyTx(2, 0, 10n ** 18n + 1n, { gasLimit: 60_000n });
+  t.is(rejection(() => pool().add(overCapAndGas, ctx({ blockGasLimit: 50_000n }))).message, 'Transaction fee cap exceeded');
+  // Min gas price beats block gas limit.
+  const cheapAndBig = legacyTx(3, 0, 10n, { gasLimit: 60_000n });
+  t.is(
+    rejection(() => pool().add(cheapAndBig, ctx({ local: false, blockGasLimit: 50_000n }))).message,
+    'Gas price below configured minimum gas price',
+  );
+  // Block gas limit beats nonce too low.
+  t.is(
+    rejection(() => pool().add(cheapAndBig, ctx({ blockGasLimit: 50_000n, account: { nonce: 1n } }))).message,
+    'Transaction gas limit exceeds block gas limit',
+  );
+  // Nonce too low beats sender-has-code and balance.
+  const plain = legacyTx(4, 0, 1000n);
+  t.is(
+    rejection(() => pool().add(plain, ctx({ account: { nonce: 1n, hasCode: true, balance: 0n } }))).message,
+    'Nonce too low',
+  );
+  // Sender-has-code beats balance.
+  t.is(
+    rejection(() => pool().add(plain, ctx({ account: { hasCode: true, balance: 0n } }))).message,
+    'Sender account not authorized to send transactions',
+  );
+  // Balance beats too-distant nonce.
+  const far = legacyTx(4, 500, 1000n);
+  t.is(rejection(() => pool().add(far, ctx({ account: { balance: 0n } }))).message, 'Upfront cost exceeds account balance');
+});
+
+test('a rejected transaction leaves the pool unchanged', (t) => {
+  const p = pool();
+  p.add(legacyTx(1, 0, 1000n), ctx());
+  const before = p.stats();
+  t.throws(() => p.add(legacyTx(1, 1, 1000n), ctx({ account: { balance: 0n } })));
+  t.throws(() => p.add(legacyTx(2, 0, 1000n), ctx({ account: { hasCode: true } })));
+  t.deepEqual(p.stats(), before);
+  t.is(p.nextNonce(addressOf(2)), undefined);
+});
+
+// ---------------------------------------------------------------------------------------------------
+// Replacement
+
+test('legacy replacement needs gasPrice ≥ old × 110 / 100; exactly 10% passes', (t) => {
+  const p = pool();
+  const original = legacyTx(1, 0, 1000n);
+  p.add(original, ctx());
+  const underpriced = { code: -32000, message: 'Replacement transaction underpriced' };
+  t.deepEqual(rejection(() => p.add(legacyTx(1, 0, 1099n), ctx())), underpriced);
+  const replacement = legacyTx(1, 0, 1100n);
+  t.deepEqual(p.add(replacement, ctx()), { pending: true, replaced: original });
+  t.is(p.size, 1);
+  t.is(p.getByHash(original.hash), undefined);
+  t.is(p.getByHash(replacement.hash), replacement);
+  t.deepEqual(p.contentFrom(addressOf(1)).pending, [replacement]);
+});
+
+test('replacement threshold uses integer division like Besu (15 → 16 suffices)', (t) => {
+  const p = pool();
+  p.add(legacyTx(1, 0, 15n), ctx());
+  t.deepEqual(rejection(() => p.add(legacyTx(1, 0, 15n, { value: 1n }), ctx())).message, 'Replacement transaction underpriced');
+  t.notThrows(() => p.add(legacyTx(1, 0, 16n), ctx()));
+});
+
+test('1559 replacement needs the bump on both max fee and priority fee', (t) => {
+  const p = pool();
+  p.add(feeMarketTx(1, 0, 1000n, 100n), ctx());
+  const underpriced = 'Replacement transaction underpriced';
+  t.is(rejection(() => p.add(feeMarketTx(1, 0, 2000n, 109n), ctx())).message, underpriced);
+  t.is(rejection(() => p.add(feeMarketTx(1, 0, 1099n, 500n), ctx())).message, underpriced);
+  const replacement = feeMarketTx(1, 0, 1100n, 110n);
+  t.is(p.add(replacement, ctx()).replaced?.maxFeePerGas, 1000n);
+  // Mixed kinds: a gasPrice counts as both fees, so 1200 clears the tip (≥ 121) but not the max fee (≥ 1210).
+  t.is(rejection(() => p.add(legacyTx(1, 0, 1200n), ctx())).message, underpriced);
+  t.notThrows(() => p.add(legacyTx(1, 0, 1210n), ctx()));
+});
+
+test('a zero price bump lets an equal-priced replacement in', (t) => {
+  const p = pool({ priceBump: 0 });
+  p.add(legacyTx(1, 0, 1000n), ctx());
+  t.notThrows(() => p.add(legacyTx(1, 0, 1000n, { value: 1n }), ctx()));
+  t.is(p.size, 1);
+});
+
+test('replacing keeps local/remote counts right', (t) => {
+  const p = pool();
+  p.add(legacyTx(1, 0, 1000n), ctx({ local: false }));
+  p.add(legacyTx(1, 0, 2000n), ctx({ local: true }));
+  t.deepEqual(p.stats(), { localCount: 1, remoteCount: 0, pendingCount: 1, queuedCount: 0 });
+});
+
+// ---------------------------------------------------------------------------------------------------
+// Nonce gaps
+
+test('transactions beyond a nonce gap are queued and promoted when it fills', (t) => {
+  const p = pool();
+  const tx0 = legacyTx(1, 0, 1000n);
+  const tx2 = legacyTx(1, 2, 1000n);
+  const tx3 = legacyTx(1, 3, 1000n);
+  p.add(tx0, ctx());
+  t.deepEqual(p.add(tx3, ctx()), { pending: false });
+  t.deepEqual(p.add(tx2, ctx()), { pending: false });
+  t.is(p.nextNonce(addressOf(1)), 1n);
+  t.deepEqual(p.contentFrom(addressOf(1)), { pending: [tx0], queued: [tx2, tx3] });
+  t.deepEqual(p.stats(), { localCount: 3, remoteCount: 0, pendingCount: 1, queuedCount: 2 });
+
+  const tx1 = legacyTx(1, 1, 1000n);
+  t.deepEqual(p.add(tx1, ctx()), { pending: true });
+  t.is(p.nextNonce(addressOf(1)), 4n);
+  t.deepEqual(p.contentFrom(addressOf(1)), { pending: [tx0, tx1, tx2, tx3], queued: [] });
+});
+
+test('a sender with only queued transactions has no pool nonce', (t) => {
+  const p = pool();
+  p.add(legacyTx(1, 5, 1000n), ctx({ account: { nonce: 3n } }));
+  t.is(p.nextNonce(addressOf(1)), undefined);
+  t.is(p.nextNonce(addressOf(2)), undefined);
+  t.deepEqual(p.contentFrom(addressOf(2)), { pending: [], queued: [] });
+});
+
+test('a fresher account nonce seen at admission drops stale transactions and promotes', (t) => {
+  const p = pool();
+  p.add(legacyTx(1, 0, 1000n), ctx());
+  p.add(legacyTx(1, 2, 1000n), ctx());
+  // Nonces 0 and 1 were mined elsewhere; the pool hears of it through the next admission.
+  p.add(legacyTx(1, 3, 1000n), ctx({ account: { nonce: 2n } }));
+  t.deepEqual(nonces(p.contentFrom(addressOf(1)).pending), [2n, 3n]);
+  t.is(p.size, 2);
+  // A stale state read after that does not resurrect nonce 1.
+  t.is(rejection(() => p.add(legacyTx(1, 1, 1000n), ctx({ account: { nonce: 0n } }))).message, 'Nonce too low');
+});
+
+// ---------------------------------------------------------------------------------------------------
+// Block selection
+
+test('selection: nonce order per sender, senders interleaved by effective tip', (t) => {
+  const p = pool();
+  const a0 = feeMarketTx(1, 0, 1000n, 50n);
+  const a1 = feeMarketTx(1, 1, 1000n, 10n);
+  const b0 = feeMarketTx(2, 0, 1000n, 30n);
+  const c0 = feeMarketTx(3, 0, 1000n, 40n);
+  const c2 = feeMarketTx(3, 2, 1000n, 99n); // behind a gap: not executable
+  for (const tx of [a1, b0, c2, a0, c0]) p.add(tx, ctx({ local: false }));
+  const selected = p.selectForBlock({ gasLimit: 30_000_000n, maxCount: 100 });
+  t.deepEqual(selected, [a0, c0, b0, a1]);
+  // Base fee 980 caps the tip at 20 for max fee 1000: a1's 10 still ranks last.
+  const legacyD = legacyTx(4, 0, 1005n); // effective tip 25 at base fee 980
+  p.add(legacyD, ctx({ local: false }));
+  // At base fee 980, a0, b0 and c0 all earn min(tip, 1000 − 980) = 20, so arrival order decides
+  // (b0, a0, c0); legacyD earns 1005 − 980 = 25 and goes first; a1 earns 10.
+  t.deepEqual(p.selectForBlock({ baseFee: 980n, gasLimit: 30_000_000n, maxCount: 100 }), [legacyD, b0, a0, c0, a1]);
+});
+
+test('selection skips transactions that cannot pay the base fee, with their successors', (t) => {
+  const p = pool();
+  const a0 = feeMarketTx(1, 0, 500n, 5n);
+  const a1 = feeMarketTx(1, 1, 5000n, 5n);
+  const b0 = feeMarketTx(2, 0, 5000n, 1n);
+  for (const tx of [a0, a1, b0]) p.add(tx, ctx());
+  t.deepEqual(p.selectForBlock({ baseFee: 1000n, gasLimit: 30_000_000n, maxCount: 100 }), [b0]);
+  // At base fee 500, a0 can pay but earns nothing, so b0 (tip 1) goes first and a1 follows a0.
+  t.deepEqual(p.selectForBlock({ baseFee: 500n, gasLimit: 30_000_000n, maxCount: 100 }), [b0, a0, a1]);
+});
+
+test('selection respects the gas limit and max count', (t) => {
+  const p = pool();
+  const big = feeMarketTx(1, 0, 1000n, 50n, { gasLimit: 100_000n });
+  const bigNext = feeMarketTx(1, 1, 1000n, 50n);
+  const small1 = feeMarketTx(2, 0, 1000n, 10n);
+  const small2 = feeMarketTx(3, 0, 1000n, 5n);
+  for (const tx of [big, bigNext, small1, small2]) p.add(tx, ctx());
+  // 60k gas: `big` does not fit (so neither does its successor); the small ones do.
+  t.deepEqual(p.selectForBlock({ gasLimit: 60_000n, maxCount: 100 }), [small1, small2]);
+  t.deepEqual(p.selectForBlock({ gasLimit: 30_000_000n, maxCount: 2 }), [big, bigNext]);
+  t.deepEqual(p.selectForBlock({ gasLimit: 20_999n, maxCount: 100 }), []);
+});
+
+test('local transactions come first unless local priority is off', (t) => {
+  const remoteRich = feeMarketTx(1, 0, 1000n, 100n);
+  const localPoor = feeMarketTx(2, 0, 1000n, 1n);
+  const withPriority = pool();
+  withPriority.add(remoteRich, ctx({ local: false }));
+  withPriority.add(localPoor, ctx({ local: true }));
+  t.deepEqual(withPriority.selectForBlock({ gasLimit: 30_000_000n, maxCount: 10 }), [localPoor, remoteRich]);
+  const without = pool({ noLocalPriority: true });
+  without.add(remoteRich, ctx({ local: false }));
+  without.add(localPoor, ctx({ local: true }));
+  t.deepEqual(without.selectForBlock({ gasLimit: 30_000_000n, maxCount: 10 }), [remoteRich, localPoor]);
+});
+
+test('selection starts at the nonce the caller reports', (t) => {
+  const p = pool();
+  const txs = [0, 1, 2].map((n) => legacyTx(1, n, 1000n));
+  for (const tx of txs) p.add(tx, ctx());
+  const senderNonce = (sender: string) => (sender === addressKey(1) ? 2n : undefined);
+  t.deepEqual(p.selectForBlock({ gasLimit: 30_000_000n, maxCount: 10, senderNonce }), [txs[2]]);
+  t.deepEqual(p.selectForBlock({ gasLimit: 30_000_000n, maxCount: 10, senderNonce: () => undefined }), txs);
+});
+
+// ---------------------------------------------------------------------------------------------------
+// Block import
+
+test('onBlockImported removes included and stale transactions and promotes queued ones', (t) => {
+  const p = pool();
+  const a = [0, 1, 2].map((n) => legacyTx(1, n, 1000n));
+  const b0 = legacyTx(2, 0, 1000n);
+  const c1 = legacyTx(3, 1, 1000n);
+  const c2 = legacyTx(3, 2, 1000n);
+  for (const tx of [...a, b0, c1, c2]) p.add(tx, ctx());
+  t.is(p.nextNonce(addressOf(3)), undefined);
+
+  // The block holds a0, a1 and another transaction of sender 2 at nonce 0 (so b0 is stale), and sender
+  // 3's nonce 0 came from elsewhere.
+  const removed = p.onBlockImported(
+    [a[0]!.hash, a[1]!.hash, new Uint8Array(32).fill(9)],
+    new Map([
+      [addressKey(2).toUpperCase().replace('0X', '0x'), 1n],
+      [addressKey(3).slice(2), 1n],
+    ]),
+  );
+  t.is(removed, 3);
+  t.deepEqual(p.contentFrom(addressOf(1)), { pending: [a[2]!], queued: [] });
+  t.is(p.getByHash(b0.hash), undefined);
+  t.deepEqual(p.contentFrom(addressOf(2)), { pending: [], queued: [] });
+  t.deepEqual(p.contentFrom(addressOf(3)), { pending: [c1, c2], queued: [] });
+  t.is(p.nextNonce(addressOf(1)), 3n);
+  t.is(p.nextNonce(addressOf(3)), 3n);
+  t.deepEqual(p.stats(), { localCount: 3, remoteCount: 0, pendingCount: 3, queuedCount: 0 });
+  t.deepEqual(p.selectForBlock({ gasLimit: 30_000_000n, maxCount: 10 }), [a[2]!, c1, c2]);
+  // A new transaction of sender 1 below its new nonce is too low even with a stale state read.
+  t.is(rejection(() => p.add(legacyTx(1, 1, 5000n), ctx())).message, 'Nonce too low');
+});
+
+test('remove() turns the successors of a pending transaction into queued ones', (t) => {
+  const p = pool();
+  const txs = [0, 1, 2].map((n) => legacyTx(1, n, 1000n));
+  for (const tx of txs) p.add(tx, ctx());
+  t.true(p.remove(txs[1]!.hash));
+  t.false(p.remove(txs[1]!.hash));
+  t.deepEqual(p.contentFrom(addressOf(1)), { pending: [txs[0]!], queued: [txs[2]!] });
+  t.is(p.nextNonce(addressOf(1)), 1n);
+  t.deepEqual(p.selectForBlock({ gasLimit: 30_000_000n, maxCount: 10 }), [txs[0]!]);
+});
+
+test('entries() exposes pool metadata', (t) => {
+  const p = pool();
+  const local = legacyTx(1, 0, 1000n);
+  const remote = legacyTx(2, 0, 1000n);
+  p.add(local, ctx({ local: true, now: 1 }));
+  p.add(remote, ctx({ local: false, now: 2 }));
+  const seen = [...p.entries()].map((e) => [e.tx, e.local, e.addedAt]);
+  t.deepEqual(seen, [
+    [local, true, 1],
+    [remote, false, 2],
+  ]);
+});
+
+// ---------------------------------------------------------------------------------------------------
+// Throughput (printed, not asserted)
+
+test('throughput: decode + add 2,000 transactions from 200 senders, then select', (t) => {
+  const senders = 200;
+  const perSender = 10;
+  const raws: Uint8Array[] = [];
+  for (let n = 0; n < perSender; n++) {
+    for (let s = 0; s < senders; s++) {
+      const tx = createFeeMarket1559Tx(
+        { chainId: CHAIN_ID, nonce: n, maxFeePerGas: 10n ** 9n, maxPriorityFeePerGas: BigInt(1 + s), gasLimit: 21000, to: RECIPIENT },
+        { common },
+      ).sign(keyFor(10_000 + s));
+      raws.push(tx.serialize());
+    }
+  }
+  const p = pool();
+  const decodeStart = performance.now();
+  const decoded = raws.map((raw) => decodeRawTransaction(raw, rules));
+  const decodeMs = performance.now() - decodeStart;
+  const addStart = performance.now();
+  for (const tx of decoded) p.add(tx, ctx({ local: false, account: { nonce: 0n, balance: RICH } }));
+  const addMs = performance.now() - addStart;
+  t.is(p.size, senders * perSender);
+  t.is(p.stats().pendingCount, senders * perSender);
+
+  const selectStart = performance.now();
+  const block = p.selectForBlock({ baseFee: 7n, gasLimit: 500n * 21000n, maxCount: 500 });
+  const selectMs = performance.now() - selectStart;
+  t.is(block.length, 500);
+  const importStart = performance.now();
+  p.onBlockImported(
+    block.map((tx) => tx.hash),
+    new Map(),
+  );
+  const importMs = performance.now() - importStart;
+  t.is(p.size, senders * perSender - 500);
+
+  const rate = (count: number, ms: number) => Math.round((count / ms) * 1000);
+  t.log(
+    `decode ${decodeMs.toFixed(0)} ms (${rate(raws.length, decodeMs)} tx/s single-threaded), ` +
+      `add ${addMs.toFixed(1)} ms (${rate(raws.length, addMs)} tx/s), ` +
+      `select 500 of 2000 ${selectMs.toFixed(1)} ms, onBlockImported ${importMs.toFixed(1)} ms`,
+  );
+});
