@@ -2,11 +2,10 @@
  * HTTP JSON-RPC transport: parses requests, answers transport-local methods from shared memory, and
  * sends every other call straight to the owning actor over its direct channel. Holds no chain data.
  */
-import { workerData } from 'node:worker_threads';
 import { exposeControl } from '../src/shared/actors/control.js';
-import { Mailbox, RemoteError } from '../src/shared/actors/mailbox.js';
-import type { ChainProtocol, ConsensusProtocol, P2pProtocol, TxPoolProtocol } from '../src/shared/actors/channels.js';
-import type { HttpActorData } from '../src/shared/actors/worker-data.js';
+import { openChannel, RemoteError } from '../src/shared/actors/channel.js';
+import { TRANSPORT_CHAIN, TRANSPORT_CONSENSUS, TRANSPORT_P2P, TRANSPORT_TXPOOL } from '../src/shared/actors/channels.js';
+import { actorData } from '../src/shared/actors/worker-data.js';
 import { RpcErrors, toRpcErrorObject } from '../src/shared/rpc/errors.js';
 import { ETH_PROTOCOL_VERSION } from '../src/shared/ethereum/eth-protocol.js';
 import { P2pStatusReader } from '../src/shared/shared-memory/p2p-status-view.js';
@@ -19,18 +18,18 @@ import type { HttpServerHandle } from '../src/transport/http-server.js';
 import { createDispatch, createLocalMethods } from '../src/transport/local-methods.js';
 import { setLogLevel } from '../src/shared/util/log.js';
 
-const data = workerData as HttpActorData;
+const data = actorData('transport');
 setLogLevel(data.logLevel);
 
 let server: HttpServerHandle | undefined;
 
-exposeControl<number>({
+exposeControl('transport', {
   async start() {
     const actors = {
-      chain: new Mailbox<ChainProtocol>(data.ports.chain),
-      txpool: new Mailbox<TxPoolProtocol>(data.ports.txpool),
-      consensus: new Mailbox<ConsensusProtocol>(data.ports.consensus),
-      p2p: data.ports.p2p === undefined ? undefined : new Mailbox<P2pProtocol>(data.ports.p2p),
+      chain: openChannel(TRANSPORT_CHAIN, 'transport', data.ports.chain),
+      txpool: openChannel(TRANSPORT_TXPOOL, 'transport', data.ports.txpool),
+      consensus: openChannel(TRANSPORT_CONSENSUS, 'transport', data.ports.consensus),
+      p2p: data.ports.p2p === undefined ? undefined : openChannel(TRANSPORT_P2P, 'transport', data.ports.p2p),
     };
     const head = new HeadReader(data.headView);
     const p2pStatus = data.p2pStatusView === undefined ? undefined : new P2pStatusReader(data.p2pStatusView);
@@ -56,9 +55,9 @@ exposeControl<number>({
     });
     const toActor = async (owner: keyof typeof actors, method: string, params: Wire): Promise<RpcOutcome> => {
       try {
-        const mailbox: Mailbox<{ rpc: ChainProtocol['rpc'] }> | undefined = actors[owner];
-        if (mailbox === undefined) return { error: RpcErrors.P2P_DISABLED };
-        return { result: await mailbox.request('rpc', { method, params }) };
+        const channel = actors[owner];
+        if (channel === undefined) return { error: RpcErrors.P2P_DISABLED };
+        return { result: await channel.request('rpc', { method, params }) };
       } catch (err) {
         return { error: err instanceof RemoteError ? err.error : toRpcErrorObject(err) };
       }
@@ -72,7 +71,7 @@ exposeControl<number>({
         return { p2pEnabled: data.p2pEnabled, peerCount: peerCount(), ...(sync ? { sync } : {}) };
       },
     });
-    return server.port;
+    return { port: server.port };
   },
   async stop() {
     await server?.close();

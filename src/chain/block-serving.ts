@@ -7,17 +7,10 @@ import { RLP } from '@ethereumjs/rlp';
 import { equalsBytes } from '@ethereumjs/util';
 import { errorMessage } from '../shared/util/errors.js';
 import type { Input } from '@ethereumjs/rlp';
-import type { Chain, HeadInfo, NewHeadEvent } from './chain.js';
+import type { HeaderQuery, NewHeadEvent, SyncImportResult } from '../shared/actors/messages.js';
+import type { Chain } from './chain.js';
 import { importBlocks } from './block-importer.js';
 import type { ImportChecks } from './import-rules.js';
-
-/** eth/68 GetBlockHeaders: from `origin` (a number or a block hash), `amount` headers `skip` apart. */
-export interface HeaderQuery {
-  origin: bigint | Uint8Array;
-  amount: number;
-  skip: number;
-  reverse: boolean;
-}
 
 /** Besu's defaults for the largest answers it serves (`--Xeth-max-headers`-style limits). */
 export const MAX_HEADERS_SERVED = 192;
@@ -56,13 +49,6 @@ export async function bodiesFor(chain: Chain, hashes: Uint8Array[]): Promise<Uin
     if (block) bodies.push(RLP.encode(block.raw().slice(1) as Input));
   }
   return bodies;
-}
-
-export interface SyncImportResult {
-  imported: number;
-  head: HeadInfo;
-  /** Why the first block that was not imported was refused. */
-  error?: string;
 }
 
 /**

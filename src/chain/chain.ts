@@ -15,6 +15,7 @@ import {
 } from '@ethereumjs/util';
 import { Bloom, createVM, encodeReceipt, runTx } from '@ethereumjs/vm';
 import type { VM } from '@ethereumjs/vm';
+import type { BuildRequest, HeadInfo, NewHeadEvent } from '../shared/actors/messages.js';
 import type { ChainSpec } from './chain-spec.js';
 import { runBlockWithRewards } from './qbft-block-rewards.js';
 import { ChainStore } from './chain-store.js';
@@ -40,36 +41,7 @@ const OMMER_WINDOW = 7;
 /** EIP-4788's system contract; Besu (and ethereumjs) skip the call when it has no code. */
 const BEACON_ROOTS_ADDRESS = createAddressFromString('0x000F3df6D732807Ef1319fB7B8bB8522d0Beac02');
 
-export interface HeadInfo {
-  number: bigint;
-  hash: Uint8Array;
-  timestamp: bigint;
-  gasLimit: bigint;
-  baseFeePerGas?: bigint;
-  /** Base fee of the block that would follow, for the pool's selection. */
-  nextBaseFeePerGas?: bigint;
-  stateRoot: Uint8Array;
-  coinbase: Uint8Array;
-  extraData: Uint8Array;
-  totalDifficulty: bigint;
-}
-
-/** A transaction handed to block building: the pool has already decoded and recovered it. */
-export interface CandidateTx {
-  raw: Uint8Array;
-  hash: Uint8Array;
-  senderPublicKey: Uint8Array;
-}
-
-export interface BuildRequest {
-  timestamp: bigint;
-  coinbase: Uint8Array;
-  /** Unsealed extraData; sealing replaces it before import. */
-  extraData: Uint8Array;
-  /** Upper bound on how long the transaction loop may run, in ms. */
-  maxBuildMs: number;
-  transactions: CandidateTx[];
-}
+export type { HeadInfo, NewHeadEvent };
 
 export interface BuiltBlock {
   block: Block;
@@ -79,14 +51,6 @@ export interface BuiltBlock {
   receipts: StoredReceipt[];
   /** Hashes of candidates that could not be included (invalid against the state they met). */
   rejected: Uint8Array[];
-}
-
-/** What the rest of the node learns when a block becomes the head. */
-export interface NewHeadEvent {
-  head: HeadInfo;
-  includedTxHashes: Uint8Array[];
-  /** Post-block nonce of every sender with a transaction in the block, as [address hex, nonce]. */
-  senderNonces: [string, bigint][];
 }
 
 /**
@@ -109,6 +73,8 @@ export class Chain {
   private scratch: Promise<ScratchState> | undefined;
   /** The last block validateBlock executed, which importBlock may store without executing it again. */
   private executed: ExecutedBlock | undefined;
+  /** The block buildBlock made last, held until it is imported as committed or discarded. */
+  private built: BuiltBlock | undefined;
 
   private constructor(
     readonly spec: ChainSpec,
@@ -167,50 +133,77 @@ export class Chain {
 
   /**
    * Executes candidate transactions on the head state and assembles a block. The block is held, not
-   * stored: `importBuilt` stores it once sealed, `discardBuilt` drops it.
+   * stored (a block held from an earlier build is dropped first): `importCommitted` stores it once
+   * sealed, `discardBuilt` drops it.
    */
   buildBlock(req: BuildRequest): Promise<BuiltBlock> {
-    return this.exclusive(() => this.build(req));
-  }
-
-  /** Stores a block built here, with the sealed extraData consensus gave it, as the new head. */
-  importBuilt(built: BuiltBlock, sealedExtraData: Uint8Array): Promise<NewHeadEvent> {
     return this.exclusive(async () => {
-      if (!equalsBytes(built.block.header.parentHash, this.head.hash)) {
-        throw new Error('built block no longer extends the head');
-      }
-      const header: HeaderData = { ...built.headerData, extraData: sealedExtraData };
-      const sealed = this.spec.createBlock(header, [...built.block.transactions], built.block.withdrawals);
-      return this.storeAsHead(sealed, built.receipts);
+      if (this.built) await this.dropBuilt();
+      this.built = await this.build(req);
+      return this.built;
     });
   }
 
+  /**
+   * Stores a block the validators committed as the new head. When it is the block held from our own
+   * build (the QBFT hash leaves seals out), only its sealed extraData is new and the execution is
+   * reused; otherwise it is executed in full.
+   */
+  importCommitted(block: Block): Promise<NewHeadEvent> {
+    return this.exclusive(async () => {
+      if (this.built && equalsBytes(this.built.hash, block.hash())) return this.importBuiltUnlocked(this.built, block.header.extraData);
+      if (this.built) await this.dropBuilt();
+      return this.importUnlocked(block);
+    });
+  }
+
+  /** Stores the held block, `built`, with the sealed extraData consensus gave it, as the new head. */
+  importBuilt(built: BuiltBlock, sealedExtraData: Uint8Array): Promise<NewHeadEvent> {
+    return this.exclusive(() => this.importBuiltUnlocked(built, sealedExtraData));
+  }
+
+  private async importBuiltUnlocked(built: BuiltBlock, sealedExtraData: Uint8Array): Promise<NewHeadEvent> {
+    if (built !== this.built) throw new Error('that built block is not the one held');
+    this.built = undefined;
+    if (!equalsBytes(built.block.header.parentHash, this.head.hash)) throw new Error('built block no longer extends the head');
+    const header: HeaderData = { ...built.headerData, extraData: sealedExtraData };
+    const sealed = this.spec.createBlock(header, [...built.block.transactions], built.block.withdrawals);
+    return this.storeAsHead(sealed, built.receipts);
+  }
+
   discardBuilt(): Promise<void> {
-    return this.exclusive(() => this.resetBuildState());
+    return this.exclusive(() => this.dropBuilt());
+  }
+
+  private async dropBuilt(): Promise<void> {
+    this.built = undefined;
+    await this.resetBuildState();
   }
 
   /** Executes a block from elsewhere (sync, `blocks import`) and stores it as the new head. */
   importBlock(block: Block): Promise<NewHeadEvent> {
-    return this.exclusive(async () => {
-      if (!equalsBytes(block.header.parentHash, this.head.hash)) throw new Error('parent block is not the head');
-      const executed = this.executed;
-      this.executed = undefined;
-      if (canReuse(executed, block, block.hash(), this.head.hash)) {
-        // Executed moments ago as a proposal (validateBlock): store what that execution produced.
-        adoptSenders(block, executed.senderKeys);
-        this.stateDb.discardStaged();
-        const event = await this.storeAsHead(block, executed.receipts, executed.stateOps);
-        await this.resetBuildState();
-        return event;
-      }
-      try {
-        const receipts = await this.execute(this.buildVm, block, this.head.stateRoot);
-        return await this.storeAsHead(block, receipts);
-      } catch (err) {
-        await this.resetBuildState();
-        throw err;
-      }
-    });
+    return this.exclusive(() => this.importUnlocked(block));
+  }
+
+  private async importUnlocked(block: Block): Promise<NewHeadEvent> {
+    if (!equalsBytes(block.header.parentHash, this.head.hash)) throw new Error('parent block is not the head');
+    const executed = this.executed;
+    this.executed = undefined;
+    if (canReuse(executed, block, block.hash(), this.head.hash)) {
+      // Executed moments ago as a proposal (validateBlock): store what that execution produced.
+      adoptSenders(block, executed.senderKeys);
+      this.stateDb.discardStaged();
+      const event = await this.storeAsHead(block, executed.receipts, executed.stateOps);
+      await this.resetBuildState();
+      return event;
+    }
+    try {
+      const receipts = await this.execute(this.buildVm, block, this.head.stateRoot);
+      return await this.storeAsHead(block, receipts);
+    } catch (err) {
+      await this.resetBuildState();
+      throw err;
+    }
   }
 
   /**

@@ -1,28 +1,28 @@
 /**
- * The point-evaluation verifier of a chain: one worker thread running kzg-task.ts, started on the
+ * The point-evaluation verifier of a chain: one worker thread running kzg-point-evaluation.task.ts, started on the
  * first 0x0a call that reaches the pairing check, so a node whose transactions never call 0x0a never
  * loads KZG. The thread then keeps kzg-wasm loaded until the chain closes.
  */
-import { Piscina } from 'piscina';
+import type verifyPointEvaluation from '../../workers/tasks/kzg-point-evaluation.task.js';
+import { TaskPool } from '../shared/util/task-pool.js';
 import type { PointEvaluationInput } from './kzg-point-evaluation.js';
 
 /** Longest setTimeout delay: the loaded thread is never retired for idleness. */
 const NEVER = 2 ** 31 - 1;
 
 export class KzgVerifierPool {
-  private pool: Piscina | undefined;
+  private pool: TaskPool<typeof verifyPointEvaluation> | undefined;
   private closed = false;
 
   /** Bound, so that it can be handed to the precompile as a plain function. */
   readonly verify = (input: PointEvaluationInput): Promise<boolean> => {
     if (this.closed) return Promise.reject(new Error('the KZG verifier is closed'));
-    this.pool ??= new Piscina({
-      filename: new URL('../../workers/tasks/kzg-point-evaluation.task.js', import.meta.url).href,
+    this.pool ??= new TaskPool(new URL('../../workers/tasks/kzg-point-evaluation.task.js', import.meta.url), {
       minThreads: 1,
       maxThreads: 1,
       idleTimeout: NEVER,
     });
-    return this.pool.run(input) as Promise<boolean>;
+    return this.pool.run(input);
   };
 
   async close(): Promise<void> {

@@ -40,7 +40,7 @@ const CALL_STIPEND = 2300n;
  * answers are JSON values in Besu's shapes.
  */
 export class ChainRpc {
-  private readonly handlers: MethodHandlers<'chain'>;
+  readonly handlers: MethodHandlers<'chain'>;
 
   constructor(
     private readonly chain: Chain,
@@ -125,12 +125,6 @@ export class ChainRpc {
         minPriorityFee: options.minPriorityFee ?? 0n,
       }),
     };
-  }
-
-  async handle(method: string, params: Wire): Promise<Json> {
-    const handler = this.handlers[method as MethodsOwnedBy<'chain'>] as ((p: Wire) => Json | Promise<Json>) | undefined;
-    if (!handler) throw new RpcError(RpcErrors.METHOD_NOT_FOUND);
-    return handler(params);
   }
 
   /** The block a block parameter names, or undefined when it is unknown or in the future. */

@@ -2,17 +2,15 @@
  * QBFT in the node: the state machine and runner of src/consensus/qbft on real time, with the chain
  * and pool actors behind the ports. The consensus worker only turns mailboxes into `NodeChainPorts`.
  *
- * Block work: a block this node proposes is built by the chain actor (which holds it) and, once a
- * quorum has committed it, stored with the sealed extraData (`importBuilt`); a committed block built
- * elsewhere is imported with full execution (`importBlock`). Messages go to validator peers; until
- * the devp2p layer exists there are none, so a sole validator (quorum 1) finalises alone and a node
- * that needs others waits, changing rounds, without producing anything.
+ * Block work: a block this node proposes is built by the chain actor, which holds it; once a quorum
+ * has committed a block, the chain stores it (`importCommitted`), reusing its own execution when it is
+ * the block it holds. Messages go to validator peers through the p2p actor; a sole validator (quorum
+ * 1) finalises alone.
  */
-import type { HeadInfo } from '../chain/chain.js';
 import type { Genesis } from '../shared/ethereum/genesis.js';
-import type { PoolTxForBlock } from '../shared/actors/channels.js';
+import type { BuildRequest, BuiltBlockInfo, HeadInfo, PoolTxForBlock } from '../shared/actors/messages.js';
 import type { MethodHandlers } from '../shared/rpc/registry.js';
-import { HeaderField, QbftBlock } from '../shared/qbft/block.js';
+import { QbftBlock } from '../shared/qbft/block.js';
 import { QbftController } from './controller.js';
 import type { BuildBlockRequest, ConsensusEvent, ParentInfo } from './core-types.js';
 import { bytesEqual } from '../shared/qbft/header-rules.js';
@@ -29,21 +27,12 @@ import type { HeaderSummary } from '../shared/qbft/validators.js';
 export interface NodeChainPorts {
   head(): Promise<HeadInfo>;
   selectTransactions(req: { maxCount: number; gasLimit: bigint; baseFee?: bigint }): Promise<PoolTxForBlock[]>;
-  /** Builds on the head and holds the block; answers with its hash and the transactions refused. */
-  build(req: {
-    timestamp: bigint;
-    coinbase: Uint8Array;
-    extraData: Uint8Array;
-    maxBuildMs: number;
-    transactions: PoolTxForBlock[];
-  }): Promise<{ number: bigint; hash: Uint8Array; rejected: Uint8Array[] }>;
-  /** RLP of the block the chain holds from the last build. */
-  heldBlock(): Promise<Uint8Array | null>;
-  importBuilt(hash: Uint8Array, sealedExtraData: Uint8Array): Promise<void>;
+  /** Builds on the head and holds the block (dropping any held before); answers with its RLP. */
+  build(req: BuildRequest): Promise<BuiltBlockInfo>;
   /** Drops the held block and puts the building state back at the head. */
   discardBuilt(): Promise<void>;
-  /** Executes and stores a sealed block built elsewhere. */
-  importBlock(rlp: Uint8Array): Promise<void>;
+  /** Stores a committed block: the held one without executing it again, any other with execution. */
+  importCommitted(rlp: Uint8Array): Promise<void>;
   /** Checks and executes a block another validator proposed, without storing it. */
   validateBlock(rlp: Uint8Array): Promise<{ valid: boolean; reason?: string }>;
   dropTransactions(hashes: Uint8Array[]): Promise<void>;
@@ -79,8 +68,6 @@ export class NodeConsensus {
   readonly runner: QbftRunner;
   readonly rpc: MethodHandlers<'consensus'>;
   private head: HeadInfo | undefined;
-  /** Hash of the block the chain holds from our last build. */
-  private heldHash: Uint8Array | undefined;
   private lastValidatorState: string | undefined;
 
   constructor(
@@ -115,10 +102,7 @@ export class NodeConsensus {
       },
       miner_stop: async () => {
         await this.runner.pause();
-        if (this.heldHash) {
-          this.heldHash = undefined;
-          await this.chain.discardBuilt();
-        }
+        await this.chain.discardBuilt();
         return true;
       },
     };
@@ -157,7 +141,7 @@ export class NodeConsensus {
       buildBlock: (request) => this.build(request),
       // The header rules were checked by the state machine; the chain checks the rest and executes.
       validateBlock: (block) => this.chain.validateBlock(block.encode()),
-      importBlock: (block) => this.importCommitted(block),
+      importBlock: (block) => this.chain.importCommitted(block.encode()),
       broadcast: (message) => this.network.broadcast(message),
       gossip: (message, origin) => this.network.gossip(message, origin),
       heightContext: async (head) => {
@@ -173,12 +157,6 @@ export class NodeConsensus {
   private async build(request: BuildBlockRequest): Promise<QbftBlock> {
     const head = this.head;
     if (!head || !bytesEqual(head.hash, request.parentHash)) throw new Error('the head moved before the block could be built');
-    // The chain builds on its building state, which still holds a block built but never imported
-    // (a round that moved on, an empty block not proposed yet): drop that first.
-    if (this.heldHash) {
-      this.heldHash = undefined;
-      await this.chain.discardBuilt();
-    }
     const period = this.schedule.settingsFor(request.height, request.timestamp).blockPeriodSeconds;
     const transactions = await this.chain.selectTransactions({
       maxCount: this.config.maxTransactionsPerBlock,
@@ -193,22 +171,7 @@ export class NodeConsensus {
       transactions,
     });
     if (built.rejected.length > 0) await this.chain.dropTransactions(built.rejected);
-    const rlp = await this.chain.heldBlock();
-    if (!rlp) throw new Error('the chain holds no built block');
-    const block = QbftBlock.fromRlp(rlp);
-    if (!bytesEqual(block.hash(), built.hash)) throw new Error('the held block is not the one just built');
-    this.heldHash = built.hash;
-    return block;
-  }
-
-  private async importCommitted(block: QbftBlock): Promise<void> {
-    if (this.heldHash && bytesEqual(this.heldHash, block.hash())) {
-      // Our own block: the chain executed it when building; only the sealed extraData is new.
-      this.heldHash = undefined;
-      await this.chain.importBuilt(block.hash(), block.field(HeaderField.extraData));
-    } else {
-      await this.chain.importBlock(block.encode());
-    }
+    return QbftBlock.fromRlp(built.rlp);
   }
 
   private reportRole(height: bigint, validators: Uint8Array[]): void {

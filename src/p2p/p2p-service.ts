@@ -15,7 +15,7 @@ import type { NestedUint8Array } from '@ethereumjs/rlp';
 import { qbftOnChainHash } from '../shared/qbft/block-hash.js';
 import { BlockSync, EthCode, numberOf } from './block-sync.js';
 import type { SyncChain } from './block-sync.js';
-import type { GossipTx } from '../shared/actors/channels.js';
+import type { GossipTx } from '../shared/actors/messages.js';
 import { createChainCommon } from '../shared/ethereum/common.js';
 import { errorMessage } from '../shared/util/errors.js';
 import { RecentKeys } from '../consensus/controller.js';

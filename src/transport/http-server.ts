@@ -8,6 +8,7 @@
  * and the order of the checks before them, are exactly Besu's.
  */
 import { Server, type Request, type Response } from 'hyper-express';
+import type { HttpListenConfig } from '../shared/actors/worker-data.js';
 import type { JsonRpcContext, RpcCaller } from './jsonrpc.js';
 import { Logger } from '../shared/util/log.js';
 import {
@@ -28,22 +29,7 @@ import { assertNativeUws } from '../shared/uws-native.js';
 
 const log = new Logger('JsonRpcHttp');
 
-export interface HttpServerConfig {
-  host: string;
-  /** 0 picks a free port (see `HttpServerHandle.port`). */
-  port: number;
-  /** `--host-allowlist` entries (`*` accepts any Host). */
-  hostAllowlist: readonly string[];
-  /** `--rpc-http-cors-origins` entries (regular expressions; `*`/`all` any origin). */
-  corsOrigins: readonly string[];
-  /** `--rpc-http-max-request-content-length`, bytes. */
-  maxRequestContentLength: number;
-  /** `--rpc-http-max-batch-size`; ≤ 0 unlimited. */
-  maxBatchSize: number;
-  /** `--json-pretty-print-enabled`. */
-  prettyPrint: boolean;
-  /** `--Xhttp-timeout-seconds`, default 30: a JSON-RPC body still running then answers 408. */
-  timeoutSeconds?: number;
+export interface HttpServerConfig extends HttpListenConfig {
   /** Executes one method call (see `createMethodCaller`). */
   call: RpcCaller;
   /** Node state `/readiness` is decided from; read on each health request. */

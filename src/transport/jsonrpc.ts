@@ -5,7 +5,6 @@
  * delegated to `ctx.call`. `createMethodCaller` builds that `call` from the registry: lookup,
  * enablement, param-count and param parsing, then a hop to the owning actor.
  */
-import { isBesuMethodName } from './besu-method-names.js';
 import { RpcErrors, toRpcErrorObject } from '../shared/rpc/errors.js';
 import { lookupMethod, type MethodName, type Owner } from '../shared/rpc/registry.js';
 import type { Json, RpcErrorObject, Wire } from '../shared/rpc/types.js';
@@ -382,7 +381,7 @@ export interface MethodCallerOptions {
 }
 
 /**
- * Builds the `call` of a transport: unknown names → -32601; Besu names not served or not enabled →
+ * Builds the `call` of a transport: names Basalt does not serve → -32601; served but not enabled →
  * -32604; wrong count for exact-count methods → "Invalid number of params"; param parse failures →
  * the method's -32602 variant; a thrown RpcError → its object; anything else → -32603.
  */
@@ -393,10 +392,10 @@ export function createMethodCaller(options: MethodCallerOptions): RpcCaller {
 
   return async (name, rawParams) => {
     const method = lookupMethod(name);
-    if (method === undefined || !enabled.has(method.group)) {
-      const known = method !== undefined || isBesuMethodName(name);
-      return { error: known ? RpcErrors.METHOD_NOT_ENABLED : RpcErrors.METHOD_NOT_FOUND };
-    }
+    // Besu answers "not enabled" for any of its method names whose group is off; a method Basalt does
+    // not serve at all is "not found" instead, since no option would make it answer.
+    if (method === undefined) return { error: RpcErrors.METHOD_NOT_FOUND };
+    if (!enabled.has(method.group)) return { error: RpcErrors.METHOD_NOT_ENABLED };
     if (method.exactParamCount !== undefined && rawParams.length !== method.exactParamCount) {
       return { error: RpcErrors.INVALID_PARAM_COUNT };
     }

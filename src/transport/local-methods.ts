@@ -6,7 +6,8 @@ import { keccak_256 } from '@noble/hashes/sha3.js';
 import { RpcError, RpcErrors, toRpcErrorObject } from '../shared/rpc/errors.js';
 import { toData, toQuantity } from '../shared/rpc/format.js';
 import type { Dispatch, RpcOutcome } from './jsonrpc.js';
-import type { MethodHandlers, MethodName, MethodsOwnedBy, Owner } from '../shared/rpc/registry.js';
+import { serveMethods } from '../shared/rpc/dispatch.js';
+import type { MethodHandlers, MethodName, Owner } from '../shared/rpc/registry.js';
 import type { Json, Wire } from '../shared/rpc/types.js';
 import type { HeadReader } from '../shared/shared-memory/head-view.js';
 import { changeLogLevelEverywhere } from '../shared/util/log.js';
@@ -84,22 +85,21 @@ export function createLocalMethods(ctx: LocalMethodsContext): LocalMethods {
 }
 
 /**
- * Sends a call to an actor's mailbox; actors answer with a result or a catalogued error. Without a
+ * Sends a call to an actor's channel; actors answer with a result or a catalogued error. Without a
  * p2p actor (`--p2p-enabled=false`) the p2p-owned methods answer Besu's "P2P has been disabled".
  */
 export type ActorSend = (owner: Exclude<Owner, 'transport'>, method: MethodName, params: Wire) => Promise<RpcOutcome>;
 
 /**
- * The Dispatch of a transport: `transport`-owned methods run here, everything else goes to
- * `toActor`. A local handler's RpcError becomes its error object, any other throw -32603.
+ * The Dispatch of a transport: `transport`-owned methods run here through the one dispatcher,
+ * everything else goes to `toActor`.
  */
 export function createDispatch(local: LocalMethods, toActor: ActorSend): Dispatch {
+  const serveLocally = serveMethods('transport', local);
   return async (owner, method, params) => {
     if (owner !== 'transport') return toActor(owner, method, params);
-    const handler = local[method as MethodsOwnedBy<'transport'>] as ((params: Wire) => Json | Promise<Json>) | undefined;
-    if (handler === undefined) return { error: RpcErrors.METHOD_NOT_FOUND };
     try {
-      return { result: await handler(params) };
+      return { result: await serveLocally(method, params) };
     } catch (err) {
       return { error: toRpcErrorObject(err) };
     }

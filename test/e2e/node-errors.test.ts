@@ -195,8 +195,14 @@ test.serial('HTTP level: parse error, invalid request, unknown and disabled meth
   t.is(unknown.status, 200);
   t.is(unknown.body, '{"jsonrpc":"2.0","id":"a","error":{"code":-32601,"message":"Method not found"}}');
 
+  // Served by Basalt, group off: an option would enable it.
   const disabled = await post('{"jsonrpc":"2.0","id":1,"method":"admin_peers","params":[]}');
   t.deepEqual(disabled.json, { jsonrpc: '2.0', id: 1, error: { code: -32604, message: 'Method not enabled' } });
+  // Besu names Basalt does not serve over HTTP, with their group (ETH) enabled or not (PERM, TRACE): no option helps.
+  for (const method of ['eth_subscribe', 'eth_coinbase', 'perm_getNodesAllowlist', 'trace_block']) {
+    const notServed = await post(JSON.stringify({ jsonrpc: '2.0', id: 2, method, params: [] }));
+    t.deepEqual(notServed.json, { jsonrpc: '2.0', id: 2, error: { code: -32601, message: 'Method not found' } }, method);
+  }
 
   const batch = await post('[{"jsonrpc":"2.0","id":1,"method":"eth_chainId"},{"jsonrpc":"2.0","method":"eth_chainId"},5]');
   t.deepEqual(batch.json, [

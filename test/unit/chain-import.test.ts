@@ -6,7 +6,7 @@ import test from 'ava';
 import { createFeeMarket1559Tx } from '@ethereumjs/tx';
 import { bytesToHex, hexToBytes } from '@ethereumjs/util';
 import { Chain } from '../../src/chain/chain.js';
-import type { CandidateTx } from '../../src/chain/chain.js';
+import type { PoolTxForBlock } from '../../src/shared/actors/messages.js';
 import { loadDevNetwork } from '../../src/shared/ethereum/genesis.js';
 import { chainSpecFromGenesis } from '../../src/chain/network-spec.js';
 import { txCommonFor } from '../../src/shared/ethereum/tx-common.js';
@@ -21,7 +21,7 @@ import { storeAndLogDeployCode } from '../helpers/contracts.js';
 const dev = loadDevNetwork();
 const genesisJson = JSON.stringify(dev.genesisJson);
 
-function candidate(raw: Uint8Array): CandidateTx {
+function candidate(raw: Uint8Array): PoolTxForBlock {
   const decoded = decodeRawTransaction(raw, txRulesFor(1337n, 'cancun'));
   return { raw: decoded.raw, hash: decoded.hash, senderPublicKey: decoded.senderPublicKey };
 }

@@ -14,7 +14,7 @@ import type { FeeMarket1559Tx, TypedTransaction } from '@ethereumjs/tx';
 import { bytesToHex, createAddressFromString, hexToBytes } from '@ethereumjs/util';
 import type { VM } from '@ethereumjs/vm';
 import { Chain } from '../../src/chain/chain.js';
-import type { CandidateTx } from '../../src/chain/chain.js';
+import type { PoolTxForBlock } from '../../src/shared/actors/messages.js';
 import { loadDevNetwork } from '../../src/shared/ethereum/genesis.js';
 import type { ChainImportRules } from '../../src/chain/import-rules.js';
 import { chainSpecFromGenesis } from '../../src/chain/network-spec.js';
@@ -48,7 +48,7 @@ function signedTransfer(key: string, nonce: bigint, data?: string): FeeMarket155
   ).sign(hexToBytes(key as `0x${string}`));
 }
 
-function candidate(tx: TypedTransaction): CandidateTx {
+function candidate(tx: TypedTransaction): PoolTxForBlock {
   const decoded = decodeRawTransaction(tx.serialize(), txRulesFor(1337n, 'cancun'));
   return { raw: decoded.raw, hash: decoded.hash, senderPublicKey: decoded.senderPublicKey };
 }
@@ -56,7 +56,7 @@ function candidate(tx: TypedTransaction): CandidateTx {
 const openChain = async (path: string): Promise<Chain> => Chain.open(path, await chainSpecFromGenesis(genesisJson));
 
 /** Builds a block on `chain`'s head and stores it sealed; resolves with the unsealed proposal and the sealed block. */
-async function proposeAndCommit(chain: Chain, transactions: CandidateTx[]): Promise<{ proposal: Uint8Array; sealed: Block }> {
+async function proposeAndCommit(chain: Chain, transactions: PoolTxForBlock[]): Promise<{ proposal: Uint8Array; sealed: Block }> {
   const head = chain.getHead();
   const unsealed = { vanity: new Uint8Array(32), validators: decodeExtraData(head.extraData).validators, round: 0, seals: [] as Uint8Array[] };
   const built = await chain.buildBlock({

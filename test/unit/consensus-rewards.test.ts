@@ -7,7 +7,7 @@ import test from 'ava';
 import { createFeeMarket1559Tx } from '@ethereumjs/tx';
 import { Address, bytesToHex, hexToBytes } from '@ethereumjs/util';
 import { Chain } from '../../src/chain/chain.js';
-import type { CandidateTx } from '../../src/chain/chain.js';
+import type { PoolTxForBlock } from '../../src/shared/actors/messages.js';
 import { loadDevNetwork } from '../../src/shared/ethereum/genesis.js';
 import { chainSpecFromGenesis } from '../../src/chain/network-spec.js';
 import { txCommonFor } from '../../src/shared/ethereum/tx-common.js';
@@ -38,7 +38,7 @@ function rewardGenesis(): string {
   return JSON.stringify(genesis);
 }
 
-function transfer(nonce: bigint): CandidateTx {
+function transfer(nonce: bigint): PoolTxForBlock {
   const raw = createFeeMarket1559Tx(
     { chainId: 1337n, nonce, gasLimit: 21_000n, maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: TIP, to: '0x00000000000000000000000000000000000c0ffe', value: 1n },
     { common: txCommonFor(1337n, 'cancun') },

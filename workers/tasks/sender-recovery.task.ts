@@ -21,7 +21,13 @@ export interface SenderRecoveryWorkerData {
 /** Per block, the 64-byte sender public key of each transaction; null where decoding or recovery failed. */
 export type RecoveredSenders = (Uint8Array[] | null)[];
 
-const common = createChainCommon(parseGenesisJson((workerData as SenderRecoveryWorkerData).genesisJson));
+function isSenderRecoveryData(value: unknown): value is SenderRecoveryWorkerData {
+  return typeof value === 'object' && value !== null && 'genesisJson' in value && typeof value.genesisJson === 'string';
+}
+
+const data: unknown = workerData;
+if (!isSenderRecoveryData(data)) throw new Error('the sender recovery pool was started without the chain genesis');
+const common = createChainCommon(parseGenesisJson(data.genesisJson));
 
 /** Header field positions in every fork's header list. */
 const NUMBER_FIELD = 8;

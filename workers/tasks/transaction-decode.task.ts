@@ -7,7 +7,7 @@ import type { DecodedTx, TxRules } from '../../src/shared/ethereum/decoded-tx.js
 
 export type DecodeTaskResult = { ok: DecodedTx } | { error: RpcErrorObject };
 
-export default async function decodeTask({ raw, rules }: { raw: Uint8Array; rules: TxRules }): Promise<DecodeTaskResult> {
+export default async function decodeTransaction({ raw, rules }: { raw: Uint8Array; rules: TxRules }): Promise<DecodeTaskResult> {
   try {
     // Blob transactions (type 3) need KZG; its trusted setup takes seconds to load, so only then.
     const kzg = raw[0] === 3 ? await loadBlobVerifier() : undefined;

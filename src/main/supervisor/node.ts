@@ -1,14 +1,14 @@
 import { mkdirSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
 import { MessageChannel, Worker } from 'node:worker_threads';
-import type { MessagePort } from 'node:worker_threads';
 import type { Remote } from 'comlink';
 import type { NodeOptions } from '../cli/options.js';
 import { dependencyWarnings } from '../cli/resolve.js';
-import type { ActorControl } from '../../shared/actors/control.js';
+import type { ActorName } from '../../shared/actors/channel.js';
 import { controlOf } from '../../shared/actors/control.js';
-import type { ChainActorData, ConsensusActorData, HttpActorData, P2pActorData, TxPoolActorData } from '../../shared/actors/worker-data.js';
-import type { HeadInfo } from '../../chain/chain.js';
+import type { ControlOf } from '../../shared/actors/control.js';
+import { portsOf } from '../../shared/actors/worker-data.js';
+import type { ActorDataOf, ChainActorData, ConsensusActorData, HttpActorData, P2pActorData, TxPoolActorData } from '../../shared/actors/worker-data.js';
 import { createHeadBuffer } from '../../shared/shared-memory/head-view.js';
 import { createP2pStatusBuffer } from '../../shared/shared-memory/p2p-status-view.js';
 import { assertNativeUws } from '../../shared/uws-native.js';
@@ -20,10 +20,19 @@ import { BASALT_VERSION, clientVersion } from './version.js';
 
 const log = new Logger('Supervisor');
 
-interface Actor {
+/** The thread entry point of each actor kind, under workers/. */
+const WORKER_FILES: Record<ActorName, string> = {
+  chain: 'chain.worker.js',
+  txpool: 'txpool.worker.js',
+  consensus: 'consensus.worker.js',
+  p2p: 'p2p.worker.js',
+  transport: 'http.worker.js',
+};
+
+interface RunningActor {
   name: string;
   worker: Worker;
-  control: Remote<ActorControl<unknown>>;
+  stop(): Promise<void>;
 }
 
 /**
@@ -47,31 +56,33 @@ export async function runNode(options: NodeOptions): Promise<number> {
   const base = { logLevel, genesisJson: network.genesisJson, networkId: options.networkId ?? undefined };
 
   const httpWorkers = options.rpcHttpEnabled ? options.rpcHttpWorkers : 0;
-  const chainPool = new MessageChannel();
-  const chainConsensus = new MessageChannel();
-  const poolConsensus = new MessageChannel();
-  const httpChain = Array.from({ length: httpWorkers }, () => new MessageChannel());
-  const httpPool = Array.from({ length: httpWorkers }, () => new MessageChannel());
-  const httpConsensus = Array.from({ length: httpWorkers }, () => new MessageChannel());
-  // The p2p actor and its channels exist only with --p2p-enabled (the default).
+  // One MessageChannel per edge of the actor graph (src/shared/actors/channels.ts); port1 goes to the
+  // first actor the edge names, port2 to the second. The p2p actor and its edges exist only with
+  // --p2p-enabled (the default).
   const p2pEnabled = options.p2pEnabled;
-  const chainP2p = p2pEnabled ? new MessageChannel() : undefined;
+  const txpoolChain = new MessageChannel();
+  const consensusChain = new MessageChannel();
+  const consensusTxpool = new MessageChannel();
+  const p2pChain = p2pEnabled ? new MessageChannel() : undefined;
+  const p2pTxpool = p2pEnabled ? new MessageChannel() : undefined;
   const consensusP2p = p2pEnabled ? new MessageChannel() : undefined;
-  const poolP2p = p2pEnabled ? new MessageChannel() : undefined;
-  const httpP2p = Array.from({ length: p2pEnabled ? httpWorkers : 0 }, () => new MessageChannel());
+  const perTransport = () => Array.from({ length: httpWorkers }, () => new MessageChannel());
+  const transportChain = perTransport();
+  const transportTxpool = perTransport();
+  const transportConsensus = perTransport();
+  const transportP2p = p2pEnabled ? perTransport() : [];
   const headView = createHeadBuffer();
   const p2pStatusView = createP2pStatusBuffer();
 
-  const actors: Actor[] = [];
+  const actors: RunningActor[] = [];
   let stopping = false;
   let resolveExit!: (code: number) => void;
   const exited = new Promise<number>((r) => (resolveExit = r));
 
-  const spawn = <D extends { ports: { [channel: string]: MessagePort | MessagePort[] | undefined } }>(name: string, file: string, data: D): Actor => {
+  const spawn = <A extends ActorName>(actor: A, name: string, data: ActorDataOf[A]): Remote<ControlOf<A>> => {
     // Every port named in the actor's data moves to its thread.
-    const transferList = Object.values(data.ports).flatMap((port) => (port === undefined ? [] : port));
-    const worker = new Worker(new URL(`../../../workers/${file}`, import.meta.url), { workerData: data, transferList });
-    const actor: Actor = { name, worker, control: controlOf<unknown>(worker) };
+    const worker = new Worker(new URL(`../../../workers/${WORKER_FILES[actor]}`, import.meta.url), { workerData: data, transferList: portsOf(data) });
+    const control = controlOf(actor, worker);
     worker.on('error', (err) => {
       log.error(`${name} actor failed`, err);
       void shutdown(1);
@@ -82,8 +93,8 @@ export async function runNode(options: NodeOptions): Promise<number> {
         void shutdown(1);
       }
     });
-    actors.push(actor);
-    return actor;
+    actors.push({ name, worker, stop: () => control.stop() });
+    return control;
   };
 
   const shutdown = async (code: number): Promise<void> => {
@@ -97,7 +108,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
       const group = actors.filter((a) => a.name.startsWith(prefix));
       await Promise.all(
         group.map((a) =>
-          withTimeout(a.control.stop(), 10_000).catch((err: unknown) => log.warn(`${a.name} did not stop cleanly: ${String(err)}`)),
+          withTimeout(a.stop(), 10_000).catch((err: unknown) => log.warn(`${a.name} did not stop cleanly: ${String(err)}`)),
         ),
       );
     }
@@ -115,21 +126,27 @@ export async function runNode(options: NodeOptions): Promise<number> {
   try {
     const chainData: ChainActorData = {
       ...base,
+      actor: 'chain',
       dataPath,
       rpcGasCap: options.rpcGasCap,
       minGasPrice: options.minGasPrice,
       rpcMaxLogsRange: BigInt(options.rpcMaxLogsRange),
       minPriorityFee: options.minPriorityFee,
       headView,
-      // The chain serves every port of `http` alike; the p2p actor's read channel joins them.
-      ports: { txpool: chainPool.port1, consensus: chainConsensus.port1, http: [...httpChain.map((c) => c.port1), ...(chainP2p ? [chainP2p.port1] : [])] },
+      ports: {
+        txpool: txpoolChain.port2,
+        consensus: consensusChain.port2,
+        ...(p2pChain ? { p2p: p2pChain.port2 } : {}),
+        transports: transportChain.map((c) => c.port2),
+      },
     };
-    const chain = spawn('chain', 'chain.worker.js', chainData);
-    const head = (await chain.control.start()) as HeadInfo;
+    const chain = spawn('chain', 'chain', chainData);
+    const { head, genesisHash } = await chain.start();
     log.info(`Chain head #${head.number} ${toHex(head.hash)} (network ${network.name}, data path ${dataPath})`);
 
     const poolData: TxPoolActorData = {
       ...base,
+      actor: 'txpool',
       pool: {
         priceBump: options.txPoolPriceBump,
         maxFutureBySender: options.txPoolMaxFutureBySender,
@@ -138,20 +155,20 @@ export async function runNode(options: NodeOptions): Promise<number> {
         noLocalPriority: options.txPoolNoLocalPriority,
       },
       ports: {
-        chain: chainPool.port2,
-        consensus: poolConsensus.port1,
-        http: httpPool.map((c) => c.port1),
-        ...(poolP2p ? { p2p: poolP2p.port1 } : {}),
+        chain: txpoolChain.port1,
+        consensus: consensusTxpool.port2,
+        ...(p2pTxpool ? { p2p: p2pTxpool.port2 } : {}),
+        transports: transportTxpool.map((c) => c.port2),
       },
     };
-    const pool = spawn('txpool', 'txpool.worker.js', poolData);
-    await pool.control.start();
+    await spawn('txpool', 'txpool', poolData).start();
 
     const nodeKey = network.nodeKey(dataPath);
     let p2pListening: { host: string; port: number } | undefined;
-    if (chainP2p && consensusP2p && poolP2p) {
+    if (p2pChain && p2pTxpool && consensusP2p) {
       const p2pData: P2pActorData = {
         ...base,
+        actor: 'p2p',
         nodeKey,
         clientVersion: clientVersion(options.identity),
         advertisedHost: options.p2pHost,
@@ -159,33 +176,33 @@ export async function runNode(options: NodeOptions): Promise<number> {
         listenPort: options.p2pPort,
         maxPeers: options.maxPeers,
         bootnodes: [...(options.bootnodes ?? [])],
+        genesisHash,
         p2pStatusView,
-        headView,
-        ports: { chain: chainP2p.port2, consensus: consensusP2p.port1, txpool: poolP2p.port2, http: httpP2p.map((c) => c.port1) },
+        ports: { chain: p2pChain.port1, consensus: consensusP2p.port2, txpool: p2pTxpool.port1, transports: transportP2p.map((c) => c.port2) },
       };
-      const p2p = spawn('p2p', 'p2p.worker.js', p2pData);
-      const { port } = (await p2p.control.start()) as { port: number };
+      const { port } = await spawn('p2p', 'p2p', p2pData).start();
       p2pListening = { host: options.p2pHost, port };
     }
 
     const consensusData: ConsensusActorData = {
       ...base,
+      actor: 'consensus',
       nodeKey,
       extraDataVanity: vanityOf(options.minerExtraData),
       qbftEarlyRoundChange: options.qbftEarlyRoundChange,
       ports: {
-        chain: chainConsensus.port2,
-        txpool: poolConsensus.port2,
-        http: httpConsensus.map((c) => c.port1),
-        ...(consensusP2p ? { p2p: consensusP2p.port2 } : {}),
+        chain: consensusChain.port1,
+        txpool: consensusTxpool.port1,
+        ...(consensusP2p ? { p2p: consensusP2p.port1 } : {}),
+        transports: transportConsensus.map((c) => c.port2),
       },
     };
-    const consensus = spawn('consensus', 'consensus.worker.js', consensusData);
-    await consensus.control.start();
+    await spawn('consensus', 'consensus', consensusData).start();
 
     for (let i = 0; i < httpWorkers; i++) {
       const httpData: HttpActorData = {
         ...base,
+        actor: 'transport',
         server: {
           host: options.rpcHttpHost,
           port: options.rpcHttpPort,
@@ -202,14 +219,13 @@ export async function runNode(options: NodeOptions): Promise<number> {
         ...(p2pListening ? { p2p: p2pListening, p2pStatusView } : {}),
         headView,
         ports: {
-          chain: httpChain[i]!.port2,
-          txpool: httpPool[i]!.port2,
-          consensus: httpConsensus[i]!.port2,
-          ...(httpP2p[i] ? { p2p: httpP2p[i]!.port2 } : {}),
+          chain: transportChain[i]!.port1,
+          txpool: transportTxpool[i]!.port1,
+          consensus: transportConsensus[i]!.port1,
+          ...(transportP2p[i] ? { p2p: transportP2p[i]!.port1 } : {}),
         },
       };
-      const http = spawn(`http-${i}`, 'http.worker.js', httpData);
-      await http.control.start();
+      await spawn('transport', `http-${i}`, httpData).start();
     }
     if (httpWorkers > 0) {
       log.info(`JSON-RPC HTTP service started and listening on ${options.rpcHttpHost}:${options.rpcHttpPort} (${httpWorkers} worker${httpWorkers > 1 ? 's' : ''})`);

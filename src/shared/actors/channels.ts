@@ -1,132 +1,182 @@
 /**
- * The typed messages of every channel between actors. Each channel is a Protocol (request → answer)
- * plus one-way Events; all payloads are structured-clone data (bigint, Uint8Array, plain objects).
+ * Every edge of the actor graph, declared once. Each declaration names its two ends, who sends each
+ * request (and what it answers), and who emits each event; both ends' types derive from it, and an
+ * end serves and hears only what its edge declares (channel.ts).
+ *
+ *   transport ─rpc→ chain | txpool | consensus | p2p
+ *   txpool ─head, accounts→ chain          chain ─nextNonce→ txpool        chain ⇒ newHead ⇒ txpool
+ *   consensus ─build, import…→ chain                                       chain ⇒ newHead ⇒ consensus
+ *   consensus ─select, drop→ txpool
+ *   p2p ─sync…→ chain                                                      chain ⇒ newHead ⇒ p2p
+ *   p2p ─peer transactions…→ txpool                                        txpool ⇒ newTransactions ⇒ p2p
+ *   consensus ⇒ istanbulSend ⇒ p2p                                         p2p ⇒ istanbulMessage ⇒ consensus
  */
-import type { HeadInfo, NewHeadEvent } from '../../chain/chain.js';
-import type { HeaderQuery, SyncImportResult } from '../../chain/block-serving.js';
-import type { Json, Wire } from '../rpc/types.js';
-import type { DecodedTx } from '../ethereum/decoded-tx.js';
+import type { Json } from '../rpc/types.js';
 import type { HeaderSummary } from '../qbft/validators.js';
+import { declareChannel } from './channel.js';
+import type {
+  AccountSnapshot,
+  BuildRequest,
+  BuiltBlockInfo,
+  GossipTx,
+  HeadInfo,
+  HeaderQuery,
+  IstanbulReceived,
+  IstanbulSend,
+  NewHeadEvent,
+  PoolTxForBlock,
+  RpcCall,
+  SyncImportResult,
+} from './messages.js';
 
-/** A JSON-RPC call routed to the actor that owns the method, params already parsed by the transport. */
-export interface RpcCall {
-  method: string;
-  params: Wire;
-}
+// ---------------------------------------------------------------------------------------------
+// Transports → the actors that own JSON-RPC methods
+// ---------------------------------------------------------------------------------------------
 
-/** Account facts the pool needs to admit a transaction. */
-export interface AccountSnapshot {
-  nonce: bigint;
-  balance: bigint;
-  hasCode: boolean;
-}
+/** A JSON-RPC call to the owning actor: the one request every transport edge carries. */
+type RpcRequest = { from: 'transport'; req: RpcCall; res: Json };
 
-/** Anyone → chain. */
-export type ChainProtocol = {
-  rpc: { req: RpcCall; res: Json };
-  head: { req: Record<string, never>; res: HeadInfo };
-  accounts: { req: { addresses: Uint8Array[] }; res: { head: HeadInfo; accounts: AccountSnapshot[] } };
-  /** Builds a block on the head and holds it; answers with what consensus must seal. */
-  build: {
-    req: { timestamp: bigint; coinbase: Uint8Array; extraData: Uint8Array; maxBuildMs: number; transactions: PoolTxForBlock[] };
-    res: { number: bigint; hash: Uint8Array; txCount: number; gasUsed: bigint; rejected: Uint8Array[] };
+export type TransportChain = { ends: ['transport', 'chain']; requests: { rpc: RpcRequest }; events: Record<never, never> };
+export const TRANSPORT_CHAIN = declareChannel<TransportChain>({ name: 'transport→chain', ends: ['transport', 'chain'], requests: { rpc: 'transport' }, events: {} });
+
+export type TransportTxPool = { ends: ['transport', 'txpool']; requests: { rpc: RpcRequest }; events: Record<never, never> };
+export const TRANSPORT_TXPOOL = declareChannel<TransportTxPool>({ name: 'transport→txpool', ends: ['transport', 'txpool'], requests: { rpc: 'transport' }, events: {} });
+
+export type TransportConsensus = { ends: ['transport', 'consensus']; requests: { rpc: RpcRequest }; events: Record<never, never> };
+export const TRANSPORT_CONSENSUS = declareChannel<TransportConsensus>({
+  name: 'transport→consensus',
+  ends: ['transport', 'consensus'],
+  requests: { rpc: 'transport' },
+  events: {},
+});
+
+export type TransportP2p = { ends: ['transport', 'p2p']; requests: { rpc: RpcRequest }; events: Record<never, never> };
+export const TRANSPORT_P2P = declareChannel<TransportP2p>({ name: 'transport→p2p', ends: ['transport', 'p2p'], requests: { rpc: 'transport' }, events: {} });
+
+// ---------------------------------------------------------------------------------------------
+// Between actors
+// ---------------------------------------------------------------------------------------------
+
+export type TxPoolChain = {
+  ends: ['txpool', 'chain'];
+  requests: {
+    head: { from: 'txpool'; req: null; res: HeadInfo };
+    /** Nonce, balance and code presence of each address at the head (admission checks). */
+    accounts: { from: 'txpool'; req: { addresses: Uint8Array[] }; res: { head: HeadInfo; accounts: AccountSnapshot[] } };
+    /** The pool's next nonce for an address (eth_getTransactionCount at `pending`), null when it holds none. */
+    nextNonce: { from: 'chain'; req: { address: Uint8Array }; res: bigint | null };
   };
-  /** Stores the held block with its sealed extraData as the new head. */
-  importBuilt: { req: { hash: Uint8Array; sealedExtraData: Uint8Array }; res: { number: bigint; hash: Uint8Array } };
-  discardBuilt: { req: Record<string, never>; res: null };
-  /** RLP of the block `build` holds (consensus puts it in its proposal), or null. */
-  heldBlock: { req: Record<string, never>; res: Uint8Array | null };
-  /** Canonical headers `from..to` inclusive, as QBFT reads them (vote tally, signer metrics). */
-  consensusHeaders: { req: { from: bigint; to: bigint }; res: HeaderSummary[] };
-  consensusHeaderByHash: { req: { hash: Uint8Array }; res: HeaderSummary | null };
-  /** A read-only call on the state after a block (the QBFT validator contract). */
-  consensusCall: { req: { blockNumber: bigint; to: Uint8Array; data: Uint8Array }; res: Uint8Array };
-  /** Executes and stores a sealed block committed by the validators but built elsewhere. */
-  consensusImportBlock: { req: { rlp: Uint8Array }; res: { number: bigint; hash: Uint8Array } };
-  /** Checks and executes a block another validator proposed, storing nothing (a later import may reuse the execution). */
-  consensusValidateBlock: { req: { rlp: Uint8Array }; res: { valid: boolean; reason?: string } };
-  /** devp2p sync, serving side: canonical headers (eth/68 GetBlockHeaders), RLP each. */
-  syncHeaders: { req: HeaderQuery; res: Uint8Array[] };
-  /** devp2p sync, serving side: block bodies by hash (eth/68 GetBlockBodies), RLP each. */
-  syncBodies: { req: { hashes: Uint8Array[] }; res: Uint8Array[] };
-  /** devp2p sync: blocks from a peer, checked as `blocks import` checks them, stored in order. */
-  syncImport: { req: { blocks: Uint8Array[] }; res: SyncImportResult };
+  events: { newHead: { from: 'chain'; body: NewHeadEvent } };
 };
+export const TXPOOL_CHAIN = declareChannel<TxPoolChain>({
+  name: 'txpool↔chain',
+  ends: ['txpool', 'chain'],
+  requests: { head: 'txpool', accounts: 'txpool', nextNonce: 'chain' },
+  events: { newHead: 'chain' },
+});
 
-/** Chain → subscribers (pool, consensus). */
-export type ChainEvents = {
-  newHead: NewHeadEvent;
+export type ConsensusChain = {
+  ends: ['consensus', 'chain'];
+  requests: {
+    head: { from: 'consensus'; req: null; res: HeadInfo };
+    /** Builds a block on the head and holds it (dropping any block held before); answers with its RLP. */
+    build: { from: 'consensus'; req: BuildRequest; res: BuiltBlockInfo };
+    /** Drops the held block and puts the building state back at the head. */
+    discardBuilt: { from: 'consensus'; req: null; res: null };
+    /**
+     * Stores a committed block as the new head: the held block when it is the same block (only its
+     * sealed extraData is new), else a full execution.
+     */
+    importCommitted: { from: 'consensus'; req: { rlp: Uint8Array }; res: { number: bigint; hash: Uint8Array } };
+    /** Checks and executes a block another validator proposed, storing nothing (a later import may reuse the execution). */
+    validateProposal: { from: 'consensus'; req: { rlp: Uint8Array }; res: { valid: boolean; reason?: string } };
+    /** Canonical headers `from..to` inclusive, as QBFT reads them (vote tally, signer metrics). */
+    headers: { from: 'consensus'; req: { from: bigint; to: bigint }; res: HeaderSummary[] };
+    headerByHash: { from: 'consensus'; req: { hash: Uint8Array }; res: HeaderSummary | null };
+    /** A read-only call on the state after a block (the QBFT validator contract). */
+    call: { from: 'consensus'; req: { blockNumber: bigint; to: Uint8Array; data: Uint8Array }; res: Uint8Array };
+  };
+  events: { newHead: { from: 'chain'; body: NewHeadEvent } };
 };
+export const CONSENSUS_CHAIN = declareChannel<ConsensusChain>({
+  name: 'consensus↔chain',
+  ends: ['consensus', 'chain'],
+  requests: {
+    head: 'consensus',
+    build: 'consensus',
+    discardBuilt: 'consensus',
+    importCommitted: 'consensus',
+    validateProposal: 'consensus',
+    headers: 'consensus',
+    headerByHash: 'consensus',
+    call: 'consensus',
+  },
+  events: { newHead: 'chain' },
+});
 
-/** A pooled transaction as block building needs it. */
-export interface PoolTxForBlock {
-  raw: Uint8Array;
-  hash: Uint8Array;
-  senderPublicKey: Uint8Array;
-}
-
-/** Anyone → transaction pool. */
-export type TxPoolProtocol = {
-  rpc: { req: RpcCall; res: Json };
-  select: { req: { maxCount: number; gasLimit: bigint; baseFee?: bigint }; res: PoolTxForBlock[] };
-  nextNonce: { req: { address: Uint8Array }; res: bigint | null };
-  /** The pending-shape view of a pooled transaction, or null when it is not in the pool. */
-  pendingTx: { req: { hash: Uint8Array }; res: Json };
-  /** Drops transactions that block building found invalid against the state. */
-  drop: { req: { hashes: Uint8Array[] }; res: null };
-  /** Transactions from a peer (eth/68 Transactions / PooledTransactions), in network form; bad ones are skipped. */
-  peerTransactions: { req: { raws: Uint8Array[] }; res: { added: number } };
-  /** Network forms of the pooled transactions among `hashes` (eth/68 GetPooledTransactions). */
-  pooledTransactions: { req: { hashes: Uint8Array[] }; res: Uint8Array[] };
-  /** Which of `hashes` the pool does not hold (what to fetch after NewPooledTransactionHashes). */
-  unknownTransactions: { req: { hashes: Uint8Array[] }; res: Uint8Array[] };
+export type ConsensusTxPool = {
+  ends: ['consensus', 'txpool'];
+  requests: {
+    select: { from: 'consensus'; req: { maxCount: number; gasLimit: bigint; baseFee?: bigint }; res: PoolTxForBlock[] };
+    /** Transactions block building found invalid against the state. */
+    drop: { from: 'consensus'; req: { hashes: Uint8Array[] }; res: null };
+  };
+  events: Record<never, never>;
 };
+export const CONSENSUS_TXPOOL = declareChannel<ConsensusTxPool>({
+  name: 'consensus→txpool',
+  ends: ['consensus', 'txpool'],
+  requests: { select: 'consensus', drop: 'consensus' },
+  events: {},
+});
 
-/** Transaction pool → p2p: transactions just admitted, to gossip to peers. */
-export type TxPoolEvents = {
-  newTransactions: { txs: GossipTx[] };
+export type P2pChain = {
+  ends: ['p2p', 'chain'];
+  requests: {
+    head: { from: 'p2p'; req: null; res: HeadInfo };
+    /** eth/68 GetBlockHeaders, serving side: canonical headers, RLP each. */
+    headers: { from: 'p2p'; req: HeaderQuery; res: Uint8Array[] };
+    /** eth/68 GetBlockBodies, serving side: bodies by hash, RLP each. */
+    bodies: { from: 'p2p'; req: { hashes: Uint8Array[] }; res: Uint8Array[] };
+    /** Blocks from a peer, checked as `blocks import` checks them, stored in order. */
+    importSynced: { from: 'p2p'; req: { blocks: Uint8Array[] }; res: SyncImportResult };
+  };
+  events: { newHead: { from: 'chain'; body: NewHeadEvent } };
 };
+export const P2P_CHAIN = declareChannel<P2pChain>({
+  name: 'p2p↔chain',
+  ends: ['p2p', 'chain'],
+  requests: { head: 'p2p', headers: 'p2p', bodies: 'p2p', importSynced: 'p2p' },
+  events: { newHead: 'chain' },
+});
 
-export interface GossipTx {
-  hash: Uint8Array;
-  type: number;
-  /** Network form: the RLP list of a legacy transaction, `type ‖ payload` of a typed one. */
-  raw: Uint8Array;
-}
-
-/** Anyone → consensus. */
-export type ConsensusProtocol = {
-  rpc: { req: RpcCall; res: Json };
+export type P2pTxPool = {
+  ends: ['p2p', 'txpool'];
+  requests: {
+    /** Transactions from a peer (eth/68 Transactions / PooledTransactions), network form; bad ones are skipped. */
+    peerTransactions: { from: 'p2p'; req: { raws: Uint8Array[] }; res: { added: number } };
+    /** Network forms of the pooled transactions among `hashes` (eth/68 GetPooledTransactions). */
+    pooledTransactions: { from: 'p2p'; req: { hashes: Uint8Array[] }; res: Uint8Array[] };
+    /** Which of `hashes` the pool does not hold (what to fetch after NewPooledTransactionHashes). */
+    unknownTransactions: { from: 'p2p'; req: { hashes: Uint8Array[] }; res: Uint8Array[] };
+  };
+  events: { newTransactions: { from: 'txpool'; body: { txs: GossipTx[] } } };
 };
+export const P2P_TXPOOL = declareChannel<P2pTxPool>({
+  name: 'p2p↔txpool',
+  ends: ['p2p', 'txpool'],
+  requests: { peerTransactions: 'p2p', pooledTransactions: 'p2p', unknownTransactions: 'p2p' },
+  events: { newTransactions: 'txpool' },
+});
 
-export type { DecodedTx };
-
-/** Anyone → p2p: the admin_* / net_enode methods the p2p actor owns. */
-export type P2pProtocol = {
-  rpc: { req: RpcCall; res: Json };
+export type ConsensusP2p = {
+  ends: ['consensus', 'p2p'];
+  requests: Record<never, never>;
+  events: { istanbulSend: { from: 'consensus'; body: IstanbulSend }; istanbulMessage: { from: 'p2p'; body: IstanbulReceived } };
 };
-
-/** A QBFT message consensus sends through the p2p actor (qbft-and-p2p.md §4.7). */
-export interface IstanbulSend {
-  /** QBFT message code 0x12–0x15 (istanbul-relative). */
-  code: number;
-  data: Uint8Array;
-  /** Validator addresses that should receive it (validators at the head). */
-  recipients: Uint8Array[];
-  /** Addresses never sent to (a gossiped message's author). */
-  excludeAddresses: Uint8Array[];
-  /** Node id (hex) of the peer a gossiped message came from. */
-  excludePeer?: string;
-}
-
-/** A QBFT message a peer sent; `origin` is its node id (hex). */
-export interface IstanbulReceived {
-  code: number;
-  data: Uint8Array;
-  origin: string;
-}
-
-/** Consensus → p2p. */
-export type ConsensusToP2pEvents = { istanbulSend: IstanbulSend };
-/** P2p → consensus. */
-export type P2pToConsensusEvents = { istanbulMessage: IstanbulReceived };
+export const CONSENSUS_P2P = declareChannel<ConsensusP2p>({
+  name: 'consensus↔p2p',
+  ends: ['consensus', 'p2p'],
+  requests: {},
+  events: { istanbulSend: 'consensus', istanbulMessage: 'p2p' },
+});

@@ -1,12 +1,16 @@
-import type { MessagePort } from 'node:worker_threads';
-import type { HttpServerConfig } from '../../transport/http-server.js';
-import type { LogLevel } from '../util/log.js';
-
 /**
  * What the supervisor hands each actor when it starts its thread: configuration (plain data) and the
- * MessagePorts of its direct channels. A port named after an actor is this actor's end of the channel
- * to that actor.
+ * MessagePorts of its channels (channels.ts). A port named after an actor is this actor's end of the
+ * channel to that actor; `transports` are the ends towards every transport thread.
+ *
+ * `workerData` arrives untyped; `actorData(kind)` checks the `actor` tag the supervisor wrote, so a
+ * worker started with another actor's data fails at once instead of misreading it.
  */
+import { workerData } from 'node:worker_threads';
+import type { MessagePort } from 'node:worker_threads';
+import type { LogLevel } from '../util/log.js';
+import type { ActorName } from './channel.js';
+
 interface ActorDataBase {
   logLevel: LogLevel;
   /** Genesis JSON text of the network, for actors that derive rules from it. */
@@ -15,6 +19,7 @@ interface ActorDataBase {
 }
 
 export interface ChainActorData extends ActorDataBase {
+  actor: 'chain';
   dataPath: string;
   rpcGasCap: bigint;
   /** Floor of eth_gasPrice (`--min-gas-price`). */
@@ -25,10 +30,11 @@ export interface ChainActorData extends ActorDataBase {
   minPriorityFee: bigint;
   /** Published head number/hash that transports read without a round trip. */
   headView: SharedArrayBuffer;
-  ports: { txpool: MessagePort; consensus: MessagePort; http: MessagePort[] };
+  ports: { txpool: MessagePort; consensus: MessagePort; p2p?: MessagePort; transports: MessagePort[] };
 }
 
 export interface TxPoolActorData extends ActorDataBase {
+  actor: 'txpool';
   pool: {
     priceBump: number;
     maxFutureBySender: number;
@@ -37,10 +43,11 @@ export interface TxPoolActorData extends ActorDataBase {
     noLocalPriority: boolean;
   };
   /** `p2p` is absent when P2P is disabled. */
-  ports: { chain: MessagePort; consensus: MessagePort; http: MessagePort[]; p2p?: MessagePort };
+  ports: { chain: MessagePort; consensus: MessagePort; p2p?: MessagePort; transports: MessagePort[] };
 }
 
 export interface ConsensusActorData extends ActorDataBase {
+  actor: 'consensus';
   /** This node's key: its devp2p identity and, when it is a validator, its signing key. */
   nodeKey: Uint8Array;
   /** Vanity bytes written into every proposed block's extraData. */
@@ -48,25 +55,11 @@ export interface ConsensusActorData extends ActorDataBase {
   /** `--Xqbft-enable-early-round-change`: move rounds on f+1 round changes for higher rounds. */
   qbftEarlyRoundChange: boolean;
   /** `p2p` is absent when P2P is disabled: QBFT messages then have no peer to go to. */
-  ports: { chain: MessagePort; txpool: MessagePort; http: MessagePort[]; p2p?: MessagePort };
-}
-
-export interface HttpActorData extends ActorDataBase {
-  server: Omit<HttpServerConfig, 'call' | 'health'>;
-  apis: readonly string[];
-  chainId: bigint;
-  clientVersion: string;
-  p2pEnabled: boolean;
-  /** Advertised devp2p host and listening port (net_services), when P2P is on. */
-  p2p?: { host: string; port: number };
-  /** Peer count and sync state written by the p2p actor (src/p2p/status-view.ts). */
-  p2pStatusView?: SharedArrayBuffer;
-  headView: SharedArrayBuffer;
-  /** `p2p` is absent when P2P is disabled. */
-  ports: { chain: MessagePort; txpool: MessagePort; consensus: MessagePort; p2p?: MessagePort };
+  ports: { chain: MessagePort; txpool: MessagePort; p2p?: MessagePort; transports: MessagePort[] };
 }
 
 export interface P2pActorData extends ActorDataBase {
+  actor: 'p2p';
   /** The node key: the RLPx identity, equal to the validator key (qbft-and-p2p.md §4.7). */
   nodeKey: Uint8Array;
   /** Hello client id and admin_nodeInfo name (web3_clientVersion). */
@@ -79,9 +72,69 @@ export interface P2pActorData extends ActorDataBase {
   maxPeers: number;
   /** `--bootnodes`, dialled directly as static peers (no discovery). */
   bootnodes: string[];
-  /** The p2p actor writes the peer count and sync state here for the transports (src/p2p/status-view.ts). */
+  /** Hash of the chain's genesis block (eth/68 Status, fork id). */
+  genesisHash: Uint8Array;
+  /** The p2p actor writes the peer count and sync state here for the transports (p2p-status-view.ts). */
   p2pStatusView: SharedArrayBuffer;
-  /** The chain head published by the chain actor; the p2p actor follows it for Status and admin_nodeInfo. */
+  ports: { chain: MessagePort; consensus: MessagePort; txpool: MessagePort; transports: MessagePort[] };
+}
+
+/** Where and how the JSON-RPC HTTP port listens, and its request limits. */
+export interface HttpListenConfig {
+  host: string;
+  /** 0 picks a free port. */
+  port: number;
+  /** `--host-allowlist` entries (`*` accepts any Host). */
+  hostAllowlist: readonly string[];
+  /** `--rpc-http-cors-origins` entries (regular expressions; `*`/`all` any origin). */
+  corsOrigins: readonly string[];
+  /** `--rpc-http-max-request-content-length`, bytes. */
+  maxRequestContentLength: number;
+  /** `--rpc-http-max-batch-size`; ≤ 0 unlimited. */
+  maxBatchSize: number;
+  /** `--json-pretty-print-enabled`. */
+  prettyPrint: boolean;
+  /** `--Xhttp-timeout-seconds`, default 30: a JSON-RPC body still running then answers 408. */
+  timeoutSeconds?: number;
+}
+
+export interface HttpActorData extends ActorDataBase {
+  actor: 'transport';
+  server: HttpListenConfig;
+  apis: readonly string[];
+  chainId: bigint;
+  clientVersion: string;
+  p2pEnabled: boolean;
+  /** Advertised devp2p host and listening port (net_services), when P2P is on. */
+  p2p?: { host: string; port: number };
+  /** Peer count and sync state written by the p2p actor (p2p-status-view.ts). */
+  p2pStatusView?: SharedArrayBuffer;
   headView: SharedArrayBuffer;
-  ports: { chain: MessagePort; consensus: MessagePort; txpool: MessagePort; http: MessagePort[] };
+  /** `p2p` is absent when P2P is disabled. */
+  ports: { chain: MessagePort; txpool: MessagePort; consensus: MessagePort; p2p?: MessagePort };
+}
+
+/** The data of each actor kind. */
+export interface ActorDataOf {
+  chain: ChainActorData;
+  txpool: TxPoolActorData;
+  consensus: ConsensusActorData;
+  p2p: P2pActorData;
+  transport: HttpActorData;
+}
+
+function isActorData<A extends ActorName>(value: unknown, actor: A): value is ActorDataOf[A] {
+  return typeof value === 'object' && value !== null && 'actor' in value && value.actor === actor;
+}
+
+/** This worker's data, which must be that of actor `actor`. */
+export function actorData<A extends ActorName>(actor: A): ActorDataOf[A] {
+  const data: unknown = workerData;
+  if (!isActorData(data, actor)) throw new Error(`this thread was not started as the ${actor} actor`);
+  return data;
+}
+
+/** Every MessagePort in an actor's data, to move to its thread. */
+export function portsOf(data: ActorDataOf[ActorName]): MessagePort[] {
+  return Object.values(data.ports).flatMap((port: MessagePort | MessagePort[] | undefined) => (port === undefined ? [] : port));
 }

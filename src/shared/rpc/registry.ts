@@ -214,10 +214,21 @@ export type MethodsOwnedBy<O extends Owner> = {
   [M in MethodName]: O extends OwnersOf<M> ? M : never;
 }[MethodName];
 
+/**
+ * One method handler. Declared in method syntax so that its parameter is bivariant: a table of
+ * handlers with their precise param types is then also a table of `WireHandler`s, which is how the
+ * dispatcher (dispatch.ts) stores it without a cast. The registry is what guarantees that method M's
+ * params are `ParamsOf<M>`: the transport parsed them with M's own `parseParams`.
+ */
+type Handler<P> = { handle(params: P): Json | Promise<Json> }['handle'];
+
 /** The handler table an owner implements: one function per method it answers. */
 export type MethodHandlers<O extends Owner> = {
-  readonly [M in MethodsOwnedBy<O>]: (params: ParamsOf<M>) => Json | Promise<Json>;
+  readonly [M in MethodsOwnedBy<O>]: Handler<ParamsOf<M>>;
 };
+
+/** A handler as the dispatcher calls it, with params as they crossed the thread. */
+export type WireHandler = Handler<Wire>;
 
 export const METHOD_REGISTRY: { readonly [M in MethodName]: Registry[M] } = registry;
 

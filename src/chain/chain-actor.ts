@@ -1,0 +1,114 @@
+/**
+ * The chain actor's core: what it answers on each of its channels and whom it tells about a new head.
+ * No ports here — workers/chain.worker.ts opens the channels and hands them these handler tables.
+ */
+import { Address, bytesToHex } from '@ethereumjs/util';
+import type { ChannelHandlers } from '../shared/actors/channel.js';
+import type { ConsensusChain, P2pChain, TransportChain, TxPoolChain } from '../shared/actors/channels.js';
+import type { HeadInfo, NewHeadEvent } from '../shared/actors/messages.js';
+import type { Genesis } from '../shared/ethereum/genesis.js';
+import { serveMethods } from '../shared/rpc/dispatch.js';
+import type { Logger } from '../shared/util/log.js';
+import { bodiesFor, headersFor, importSyncedBlocks } from './block-serving.js';
+import type { Chain } from './chain.js';
+import { importChecksFor } from './import-rules.js';
+import type { ImportChecks } from './import-rules.js';
+import { callOnState, headerSummaries, headerSummaryByHash } from './qbft-queries.js';
+import { ChainRpc } from './rpc-handlers.js';
+import type { ChainRpcOptions } from './rpc-handlers.js';
+
+export interface ChainActorOptions {
+  rpc: Omit<ChainRpcOptions, 'pendingNonce'>;
+  genesis: Genesis;
+  /** The pool's next nonce for an address, for eth_getTransactionCount at `pending`. */
+  pendingNonce(address: Uint8Array): Promise<bigint | null>;
+  /** Told of every new head, once, after it is stored. */
+  onNewHead(event: NewHeadEvent): void;
+  log: Logger;
+}
+
+/** An EIP-7702 delegation (0xef0100 ‖ address) is code that may still send transactions. */
+function isDelegation(code: Uint8Array): boolean {
+  return code.length === 23 && code[0] === 0xef && code[1] === 0x01 && code[2] === 0x00;
+}
+
+export class ChainActor {
+  readonly transport: ChannelHandlers<TransportChain, 'chain'>;
+  readonly txpool: ChannelHandlers<TxPoolChain, 'chain'>;
+  readonly consensus: ChannelHandlers<ConsensusChain, 'chain'>;
+  readonly p2p: ChannelHandlers<P2pChain, 'chain'>;
+  /** The checks of blocks from peers, made on first use: `blocks import`'s. */
+  private syncChecks: Promise<ImportChecks> | undefined;
+
+  constructor(
+    private readonly chain: Chain,
+    private readonly options: ChainActorOptions,
+  ) {
+    const rpc = new ChainRpc(chain, { ...options.rpc, pendingNonce: options.pendingNonce });
+    const serve = serveMethods('chain', rpc.handlers);
+    this.transport = { rpc: ({ method, params }) => serve(method, params) };
+    this.txpool = {
+      head: () => chain.getHead(),
+      accounts: async ({ addresses }) => {
+        const head = chain.getHead();
+        const accounts = await chain.withStateAt(head.stateRoot, (vm) =>
+          Promise.all(
+            addresses.map(async (bytes) => {
+              const address = new Address(bytes);
+              const account = await vm.stateManager.getAccount(address);
+              const hasCode = account?.isContract() === true && !isDelegation(await vm.stateManager.getCode(address));
+              return { nonce: account?.nonce ?? 0n, balance: account?.balance ?? 0n, hasCode };
+            }),
+          ),
+        );
+        return { head, accounts };
+      },
+    };
+    this.consensus = {
+      head: () => chain.getHead(),
+      build: async (request) => {
+        const built = await chain.buildBlock(request);
+        return {
+          number: built.block.header.number,
+          hash: built.hash,
+          rlp: built.block.serialize(),
+          txCount: built.block.transactions.length,
+          gasUsed: built.block.header.gasUsed,
+          rejected: built.rejected,
+        };
+      },
+      discardBuilt: async () => {
+        await chain.discardBuilt();
+        return null;
+      },
+      importCommitted: async ({ rlp }) => {
+        const event = await chain.importCommitted(chain.spec.decodeBlock(rlp));
+        this.announce(event);
+        return { number: event.head.number, hash: event.head.hash };
+      },
+      // Only QBFT consensus asks: its blocks follow the QBFT rules (consensus checked the header already).
+      validateProposal: ({ rlp }) => chain.validateBlock(rlp, { consensus: 'qbft' }),
+      headers: ({ from, to }) => headerSummaries(chain, from, to),
+      headerByHash: ({ hash }) => headerSummaryByHash(chain, hash),
+      call: ({ blockNumber, to, data }) => callOnState(chain, blockNumber, to, data),
+    };
+    this.p2p = {
+      head: () => chain.getHead(),
+      headers: (query) => headersFor(chain, query),
+      bodies: ({ hashes }) => bodiesFor(chain, hashes),
+      importSynced: async ({ blocks }) => {
+        this.syncChecks ??= importChecksFor(chain, options.genesis, false);
+        return importSyncedBlocks(chain, blocks, await this.syncChecks, (event) => this.announce(event));
+      },
+    };
+  }
+
+  head(): HeadInfo {
+    return this.chain.getHead();
+  }
+
+  private announce(event: NewHeadEvent): void {
+    this.options.onNewHead(event);
+    this.options.log.info(`Imported #${event.head.number} / ${event.includedTxHashes.length} tx / ${bytesToHex(event.head.hash)}`);
+  }
+}

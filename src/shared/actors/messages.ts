@@ -1,0 +1,114 @@
+/**
+ * Payloads that cross threads on the actor channels (channels.ts). Structured-clone data only:
+ * bigint, Uint8Array, plain objects and arrays.
+ */
+import type { Wire } from '../rpc/types.js';
+
+/** The chain head as the rest of the node needs it. */
+export interface HeadInfo {
+  number: bigint;
+  hash: Uint8Array;
+  timestamp: bigint;
+  gasLimit: bigint;
+  baseFeePerGas?: bigint;
+  /** Base fee of the block that would follow, for the pool's selection. */
+  nextBaseFeePerGas?: bigint;
+  stateRoot: Uint8Array;
+  coinbase: Uint8Array;
+  extraData: Uint8Array;
+  totalDifficulty: bigint;
+}
+
+/** What the rest of the node learns when a block becomes the head. */
+export interface NewHeadEvent {
+  head: HeadInfo;
+  includedTxHashes: Uint8Array[];
+  /** Post-block nonce of every sender with a transaction in the block, as [address hex, nonce]. */
+  senderNonces: [string, bigint][];
+}
+
+/** A JSON-RPC call routed to the actor that owns the method, params already parsed by the transport. */
+export interface RpcCall {
+  method: string;
+  params: Wire;
+}
+
+/** Account facts the pool needs to admit a transaction. */
+export interface AccountSnapshot {
+  nonce: bigint;
+  balance: bigint;
+  hasCode: boolean;
+}
+
+/** A pooled transaction as block building needs it: decoded and its sender recovered by the pool. */
+export interface PoolTxForBlock {
+  raw: Uint8Array;
+  hash: Uint8Array;
+  senderPublicKey: Uint8Array;
+}
+
+/** What consensus asks the chain to build on its head. */
+export interface BuildRequest {
+  timestamp: bigint;
+  coinbase: Uint8Array;
+  /** Unsealed extraData; sealing replaces it before import. */
+  extraData: Uint8Array;
+  /** Upper bound on how long the transaction loop may run, in ms. */
+  maxBuildMs: number;
+  transactions: PoolTxForBlock[];
+}
+
+/** A block the chain built and holds until it is imported or discarded. */
+export interface BuiltBlockInfo {
+  number: bigint;
+  hash: Uint8Array;
+  /** The block's RLP, for the proposal. */
+  rlp: Uint8Array;
+  txCount: number;
+  gasUsed: bigint;
+  /** Hashes of candidates that could not be included (invalid against the state they met). */
+  rejected: Uint8Array[];
+}
+
+/** eth/68 GetBlockHeaders. */
+export interface HeaderQuery {
+  origin: bigint | Uint8Array;
+  amount: number;
+  skip: number;
+  reverse: boolean;
+}
+
+export interface SyncImportResult {
+  imported: number;
+  head: HeadInfo;
+  /** Why the first block that was not imported was refused. */
+  error?: string;
+}
+
+/** A transaction admitted to the pool, in network form, to gossip to peers. */
+export interface GossipTx {
+  hash: Uint8Array;
+  type: number;
+  /** Network form: the RLP list of a legacy transaction, `type ‖ payload` of a typed one. */
+  raw: Uint8Array;
+}
+
+/** A QBFT message consensus sends through the p2p actor (qbft-and-p2p.md §4.7). */
+export interface IstanbulSend {
+  /** QBFT message code 0x12–0x15 (istanbul-relative). */
+  code: number;
+  data: Uint8Array;
+  /** Validator addresses that should receive it (validators at the head). */
+  recipients: Uint8Array[];
+  /** Addresses never sent to (a gossiped message's author). */
+  excludeAddresses: Uint8Array[];
+  /** Node id (hex) of the peer a gossiped message came from. */
+  excludePeer?: string;
+}
+
+/** A QBFT message a peer sent; `origin` is its node id (hex). */
+export interface IstanbulReceived {
+  code: number;
+  data: Uint8Array;
+  origin: string;
+}

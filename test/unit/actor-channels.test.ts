@@ -1,0 +1,77 @@
+/**
+ * Typed channels (src/shared/actors/channel.ts): an end serves only the requests its edge declares
+ * from the other end, and hears only the events the other end may emit.
+ */
+import test from 'ava';
+import { MessageChannel } from 'node:worker_threads';
+import type { MessagePort } from 'node:worker_threads';
+import { openChannel, RemoteError } from '../../src/shared/actors/channel.js';
+import { TRANSPORT_CHAIN, TXPOOL_CHAIN } from '../../src/shared/actors/channels.js';
+
+/** Sends a raw envelope, as a holder of the port could, and waits for the answer. */
+function rawRequest(port: MessagePort, type: string, body: unknown): Promise<{ ok: boolean; error?: { message: string; data?: string } }> {
+  return new Promise((resolve) => {
+    port.on('message', (message: { kind: string; ok: boolean; error?: { message: string; data?: string } }) => {
+      if (message.kind === 'res') resolve(message);
+    });
+    port.postMessage({ kind: 'req', id: 1, type, body });
+  });
+}
+
+test('a request declared on the edge is served; one declared elsewhere is refused', async (t) => {
+  const { port1, port2 } = new MessageChannel();
+  const served: string[] = [];
+  // The chain end of transport→chain, handed a table that also holds a block-import handler.
+  const handlers = { rpc: () => (served.push('rpc'), 'answer'), importCommitted: () => (served.push('importCommitted'), null) };
+  openChannel(TRANSPORT_CHAIN, 'chain', port2).serve(handlers);
+  const transport = openChannel(TRANSPORT_CHAIN, 'transport', port1);
+  t.is(await transport.request('rpc', { method: 'eth_blockNumber', params: null }), 'answer');
+  const refused = await rawRequest(port1, 'importCommitted', { rlp: new Uint8Array() });
+  t.false(refused.ok);
+  t.regex(refused.error!.data!, /importCommitted is not served on channel transport→chain by chain/);
+  t.deepEqual(served, ['rpc']);
+  port1.close();
+});
+
+test('requests flow both ways on an edge that declares both, and errors come back as RemoteError', async (t) => {
+  const { port1, port2 } = new MessageChannel();
+  const pool = openChannel(TXPOOL_CHAIN, 'txpool', port1);
+  const chain = openChannel(TXPOOL_CHAIN, 'chain', port2);
+  pool.serve({ nextNonce: ({ address }) => BigInt(address.length) });
+  chain.serve({
+    head: () => {
+      throw new Error('no head yet');
+    },
+    accounts: ({ addresses }) => ({ head: undefined as never, accounts: addresses.map(() => ({ nonce: 1n, balance: 2n, hasCode: false })) }),
+  });
+  t.is(await chain.request('nextNonce', { address: new Uint8Array(20) }), 20n);
+  const failure = await t.throwsAsync(pool.request('head', null));
+  t.true(failure instanceof RemoteError);
+  t.is((await pool.request('accounts', { addresses: [new Uint8Array(20)] })).accounts[0]!.balance, 2n);
+  port1.close();
+});
+
+test('an event is heard only in its declared direction', async (t) => {
+  const { port1, port2 } = new MessageChannel();
+  const heard: bigint[] = [];
+  const pool = openChannel(TXPOOL_CHAIN, 'txpool', port1);
+  const chain = openChannel(TXPOOL_CHAIN, 'chain', port2);
+  const arrived = new Promise<void>((resolve) =>
+    pool.on({
+      newHead: (event) => {
+        heard.push(event.head.number);
+        resolve();
+      },
+    }),
+  );
+  // A newHead sent the wrong way (pool → chain) is not delivered to a listener on the chain end.
+  let chainHeard = false;
+  chain.on({ ...({ newHead: () => (chainHeard = true) } as object) });
+  port1.postMessage({ kind: 'event', type: 'newHead', body: { head: { number: 7n } } });
+  chain.emit('newHead', { head: { number: 9n } as never, includedTxHashes: [], senderNonces: [] });
+  await arrived;
+  // The wrong-way event was posted first on the same ordered channel, so it has been handled by now.
+  t.false(chainHeard);
+  t.deepEqual(heard, [9n]);
+  port1.close();
+});
