@@ -8,7 +8,8 @@
  */
 import type { Block, BlockHeader } from '@ethereumjs/block';
 import { bytesToHex, equalsBytes } from '@ethereumjs/util';
-import type { Chain, HeadInfo, NewHeadEvent } from './chain.js';
+import type { HeadInfo, NewHeadEvent } from '../shared/actors/messages.js';
+import type { Chain } from './chain.js';
 import type { BlockSlice } from './block-file.js';
 import { BlockFileError } from './block-file.js';
 import { InvalidBlockError, firstLine, validateBody, validateHeader, type ChainImportRules, type ImportRuleOptions } from './import-rules.js';

@@ -41,8 +41,6 @@ const OMMER_WINDOW = 7;
 /** EIP-4788's system contract; Besu (and ethereumjs) skip the call when it has no code. */
 const BEACON_ROOTS_ADDRESS = createAddressFromString('0x000F3df6D732807Ef1319fB7B8bB8522d0Beac02');
 
-export type { HeadInfo, NewHeadEvent };
-
 export interface BuiltBlock {
   block: Block;
   /** The header fields the block was made from, so sealing can remake it with new extraData. */

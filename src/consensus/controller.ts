@@ -25,6 +25,7 @@ import type {
   TimerId,
 } from './core-types.js';
 import { encodeExtraData } from '../shared/qbft/extra-data.js';
+import { RecentKeys } from '../shared/util/recent-keys.js';
 import { bytesEqual, checkHeaderRules, includesAddress } from '../shared/qbft/header-rules.js';
 import type { HeaderRuleContext } from '../shared/qbft/header-rules.js';
 import {
@@ -85,20 +86,6 @@ interface Environment {
   now(): number;
   emit(action: QbftAction): void;
   nextRequest(): number;
-}
-
-/** Insertion-ordered set of the most recent keys (duplicate suppression). */
-export class RecentKeys {
-  private readonly keys = new Map<string, true>();
-  constructor(private readonly limit: number) {}
-
-  /** Adds `key`; false when it was already there. */
-  add(key: string): boolean {
-    if (this.keys.has(key)) return false;
-    this.keys.set(key, true);
-    if (this.keys.size > this.limit) this.keys.delete(this.keys.keys().next().value as string);
-    return true;
-  }
 }
 
 interface BufferedMessage {

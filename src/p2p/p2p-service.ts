@@ -18,7 +18,7 @@ import type { SyncChain } from './block-sync.js';
 import type { GossipTx } from '../shared/actors/messages.js';
 import { createChainCommon } from '../shared/ethereum/common.js';
 import { errorMessage } from '../shared/util/errors.js';
-import { RecentKeys } from '../consensus/controller.js';
+import { RecentKeys } from '../shared/util/recent-keys.js';
 import type { Genesis } from '../shared/ethereum/genesis.js';
 import type { Json } from '../shared/rpc/types.js';
 import { nodeIdOf } from '../shared/ethereum/enode.js';

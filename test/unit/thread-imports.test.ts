@@ -1,0 +1,71 @@
+/**
+ * Folder = thread: what each thread loads follows from its entry point's imports. This walks the
+ * value imports (type-only imports load nothing) from every worker entry and from the CLI entry, and
+ * checks that no thread loads another thread's folder or a heavy library it has no use for — an HTTP
+ * worker loading the EVM or devp2p, say, costs memory and start-up time in every transport thread.
+ */
+import test from 'ava';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { REPO_ROOT } from '../helpers/node-process.js';
+
+const IMPORT = /^\s*(?:import|export)\s+(?!type\b)(?:[^'";]*?\sfrom\s+)?'([^']+)'/gm;
+const DYNAMIC_IMPORT = /\bimport\(\s*'([^']+)'\s*\)/g;
+
+/** Source files (relative to the repository) and packages that `entry` loads, directly or not. */
+function reachable(entry: string): { files: Set<string>; packages: Set<string> } {
+  const files = new Set<string>();
+  const packages = new Set<string>();
+  const pending = [entry];
+  while (pending.length > 0) {
+    const file = pending.pop()!;
+    if (files.has(file)) continue;
+    files.add(file);
+    const text = readFileSync(join(REPO_ROOT, file), 'utf8');
+    for (const pattern of [IMPORT, DYNAMIC_IMPORT]) {
+      for (const match of text.matchAll(pattern)) {
+        const specifier = match[1]!;
+        if (!specifier.startsWith('.')) {
+          packages.add(specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0]!);
+          continue;
+        }
+        const target = resolve(dirname(join(REPO_ROOT, file)), specifier).replace(/\.js$/, '.ts');
+        if (existsSync(target)) pending.push(relative(REPO_ROOT, target));
+      }
+    }
+  }
+  return { files, packages };
+}
+
+const THREAD_FOLDERS = ['src/chain/', 'src/txpool/', 'src/consensus/', 'src/p2p/', 'src/transport/', 'src/main/', 'src/tasks/'];
+
+/** Each entry, the folders of its own thread (besides src/shared/), and packages it must not load. */
+const ENTRIES: { entry: string; own: string[]; forbiddenPackages: string[] }[] = [
+  { entry: 'workers/http.worker.ts', own: ['src/transport/'], forbiddenPackages: ['@ethereumjs/devp2p', '@ethereumjs/vm', '@ethereumjs/evm', 'rocksdb'] },
+  { entry: 'workers/txpool.worker.ts', own: ['src/txpool/'], forbiddenPackages: ['@ethereumjs/devp2p', '@ethereumjs/vm', '@ethereumjs/evm', 'rocksdb'] },
+  { entry: 'workers/consensus.worker.ts', own: ['src/consensus/'], forbiddenPackages: ['@ethereumjs/devp2p', '@ethereumjs/vm', '@ethereumjs/evm', 'rocksdb'] },
+  { entry: 'workers/p2p.worker.ts', own: ['src/p2p/'], forbiddenPackages: ['@ethereumjs/vm', '@ethereumjs/evm', 'rocksdb'] },
+  { entry: 'workers/chain.worker.ts', own: ['src/chain/'], forbiddenPackages: ['@ethereumjs/devp2p', 'hyper-express'] },
+  { entry: 'workers/tasks/transaction-decode.task.ts', own: ['src/tasks/'], forbiddenPackages: ['@ethereumjs/devp2p', '@ethereumjs/vm', 'rocksdb'] },
+];
+
+for (const { entry, own, forbiddenPackages } of ENTRIES) {
+  test(`${entry} loads only its own thread's folders, src/shared/ and allowed packages`, (t) => {
+    const { files, packages } = reachable(entry);
+    const foreign = [...files].filter((file) => THREAD_FOLDERS.some((folder) => file.startsWith(folder)) && !own.some((folder) => file.startsWith(folder)));
+    t.deepEqual(foreign, [], `${entry} loads files of another thread's folder`);
+    t.deepEqual(
+      forbiddenPackages.filter((name) => packages.has(name)),
+      [],
+      `${entry} loads packages it should not`,
+    );
+  });
+}
+
+test('src/shared/ loads no thread folder', (t) => {
+  const shared = [...reachable('workers/http.worker.ts').files, ...reachable('workers/chain.worker.ts').files].filter((f) => f.startsWith('src/shared/'));
+  for (const file of shared) {
+    const foreign = [...reachable(file).files].filter((f) => THREAD_FOLDERS.some((folder) => f.startsWith(folder)));
+    t.deepEqual(foreign, [], `${file} reaches into a thread folder`);
+  }
+});
