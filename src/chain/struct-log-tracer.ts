@@ -10,7 +10,7 @@ import { runTx } from '@ethereumjs/vm';
 import type { VM } from '@ethereumjs/vm';
 import type { InterpreterStep } from '@ethereumjs/evm';
 import type { Json } from '../shared/rpc/types.js';
-import type { TraceOptions } from '../shared/rpc/methods/besu-methods.js';
+import type { TraceOptions } from '../shared/rpc/methods/param-shapes.js';
 import type { Chain } from './chain.js';
 
 function word(value: bigint): string {

@@ -1,25 +1,17 @@
 /**
- * Registry entries: QBFT group (qbft_*), owned by the consensus actor (qbft-and-p2p.md §6.1,
- * rpc-auth-cli.md §3.7). Spread into the ONE registry in ../registry.ts; see MethodSpec there.
+ * Registry entries: QBFT votes and validators (qbft-and-p2p.md §6.1, rpc-auth-cli.md §3.7) and block
+ * production (Besu's BFT mining coordinator), answered by the consensus actor.
+ * Spread into the ONE registry in ../registry.ts; see MethodSpec there for what an entry holds.
  */
 import type { MethodSpec } from '../registry.js';
 import { RpcErrors } from '../errors.js';
-import { parseAddress, parseBlockTag, parseBoolean, parseHash, type BlockTag } from '../params.js';
-
-export type ValidatorVoteParams = { address: Uint8Array; add: boolean };
-export type ValidatorAddressParams = { address: Uint8Array };
-export type ValidatorsByBlockNumberParams = { block: BlockTag };
-export type ValidatorsByBlockHashParams = { hash: Uint8Array };
-/** Both ends optional: `from` defaults to head - 100, `to` (exclusive) to the head. */
-export type SignerMetricsParams = { from?: BlockTag; to?: BlockTag };
-
-const noParams = (): null => null;
-
-function optionalBlockTag(raw: unknown): BlockTag | undefined {
-  return raw === undefined || raw === null ? undefined : parseBlockTag(raw, RpcErrors.INVALID_BLOCK_NUMBER_PARAMS);
-}
+import { parseAddress, parseBlockTag, parseBoolean, parseHash } from '../params.js';
+import { noParams, optionalBlockTag, type SignerMetricsParams, type ValidatorAddressParams, type ValidatorVoteParams, type ValidatorsByBlockHashParams, type ValidatorsByBlockNumberParams } from './param-shapes.js';
 
 export const qbftMethods = {
+  eth_mining: { group: 'ETH', owner: 'consensus', parseParams: noParams },
+  miner_start: { group: 'MINER', owner: 'consensus', parseParams: noParams },
+  miner_stop: { group: 'MINER', owner: 'consensus', parseParams: noParams },
   qbft_proposeValidatorVote: {
     group: 'QBFT',
     owner: 'consensus',
