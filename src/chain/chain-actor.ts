@@ -14,8 +14,8 @@ import type { Chain } from './chain.js';
 import { importChecksFor } from './import-rules.js';
 import type { ImportChecks } from './import-rules.js';
 import { callOnState, headerSummaries, headerSummaryByHash } from './qbft-queries.js';
-import { ChainRpc } from './rpc-handlers.js';
-import type { ChainRpcOptions } from './rpc-handlers.js';
+import { ChainRpc } from './rpc/chain-rpc.js';
+import type { ChainRpcOptions } from './rpc/chain-rpc.js';
 
 export interface ChainActorOptions {
   rpc: Omit<ChainRpcOptions, 'pendingNonce'>;

@@ -26,9 +26,9 @@ const REJECTED_BY_ACTOR = new Set([
   'eth_getLogs_fromBlockExceedToBlock.json',
 ]);
 
-/** Cases Basalt knowingly answers differently, with the reasons (shared with parity-fixtures.test.ts). */
+/** Cases Basalt knowingly answers differently, with the reasons (shared with e2e/besu-fixtures.test.ts). */
 const KNOWN_GAPS = new Set(
-  Object.keys(JSON.parse(readFileSync(join(REPO_ROOT, 'test', 'parity-known-gaps.json'), 'utf8')) as Record<string, string>).map((name) => `${name}.json`),
+  Object.keys(JSON.parse(readFileSync(join(REPO_ROOT, 'test', 'besu-known-gaps.json'), 'utf8')) as Record<string, string>).map((name) => `${name}.json`),
 );
 
 /** What the stand-in actors answer: a marker proving the request got past the transport. */

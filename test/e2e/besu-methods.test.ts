@@ -1,5 +1,5 @@
 /**
- * The parity methods that Besu's fixtures do not cover, against a real node on Besu's test chain:
+ * Methods that Besu's fixtures do not cover, against a real node on Besu's test chain:
  * ommers (block 4 has two), raw debug data checked against the chain's own hashes and roots, the
  * struct-log tracer, filters of all three kinds, pool views and node facts.
  */

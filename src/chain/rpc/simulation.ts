@@ -1,184 +1,41 @@
+/**
+ * The call simulator behind eth_call, eth_estimateGas and eth_createAccessList: runs a call on the
+ * state after a block and reverts everything it did, with Besu's checks and error texts.
+ */
 import type { Block } from '@ethereumjs/block';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { createAccessList2930Tx, createBlob4844Tx, createFeeMarket1559Tx, createLegacyTx, isBlob4844Tx } from '@ethereumjs/tx';
-import { Account, Address, KECCAK256_NULL, bigIntToBytes, bigIntToHex, bytesToHex, equalsBytes, hexToBytes, setLengthLeft } from '@ethereumjs/util';
+import { Account, Address, KECCAK256_NULL, bigIntToHex, bytesToHex, equalsBytes, hexToBytes } from '@ethereumjs/util';
 import { runTx } from '@ethereumjs/vm';
 import type { VM } from '@ethereumjs/vm';
-import type { MethodHandlers, MethodsOwnedBy } from '../shared/rpc/registry.js';
-import type { AccountOverride, BlockRef, BlockTag, CallRequest } from '../shared/rpc/params.js';
-import { formatBlock, formatMinedTransaction, formatReceipt } from '../shared/rpc/format.js';
-import { RpcError, RpcErrors } from '../shared/rpc/errors.js';
-import type { Json, Wire } from '../shared/rpc/types.js';
-import type { Chain } from './chain.js';
-import { txCommonFor } from '../shared/ethereum/tx-common.js';
-import { parityHandlers } from './rpc-handlers-history.js';
-import { reanchorAfterPreByzantium } from './struct-log-tracer.js';
+import type { AccountOverride, CallRequest } from '../../shared/rpc/params.js';
+import { RpcError, RpcErrors } from '../../shared/rpc/errors.js';
+import type { Json } from '../../shared/rpc/types.js';
+import { txCommonFor } from '../../shared/ethereum/tx-common.js';
+import type { Chain } from '../chain.js';
+import { reanchorAfterPreByzantium } from '../struct-log-tracer.js';
 
-export interface ChainRpcOptions {
-  /** Gas given to simulations that name none, and the most they may use; 0 = the block gas limit. */
-  rpcGasCap: bigint;
-  minGasPrice: bigint;
-  /** The pool's next nonce for a sender, for the `pending` block tag of eth_getTransactionCount. */
-  pendingNonce?: (address: Uint8Array) => Promise<bigint | null>;
-  /** `--rpc-max-logs-range` (default 5000; 0 = unlimited). */
-  rpcMaxLogsRange?: bigint;
-  /** `--min-priority-fee` (default 0), the floor of eth_maxPriorityFeePerGas. */
-  minPriorityFee?: bigint;
-}
-
-/** Upper bound of eth_gasPrice, Besu's `--api-gas-price-max` default. */
-const GAS_PRICE_MAX = 500_000_000_000n;
-/** How many recent blocks eth_gasPrice samples, Besu's `--api-gas-price-blocks` default. */
-const GAS_PRICE_BLOCKS = 100n;
 /** Besu's `--estimate-gas-tolerance-ratio`: the binary search stops within this fraction. */
 const ESTIMATE_TOLERANCE = 0.015;
 /** Gas a value-carrying CALL hands its callee for free (EIP-150's stipend). */
 const CALL_STIPEND = 2300n;
 
-/**
- * The JSON-RPC methods the chain owns. Parameters arrive parsed by the transport (registry.ts); the
- * answers are JSON values in Besu's shapes.
- */
-export class ChainRpc {
-  readonly handlers: MethodHandlers<'chain'>;
+export class CallSimulator {
+  /** The block at a zero base fee, kept for the last block asked: calls come in runs on the head. */
+  private zeroBaseFeeEnv: { hash: string; block: Block } | undefined;
 
   constructor(
     private readonly chain: Chain,
-    private readonly options: ChainRpcOptions,
-  ) {
-    this.handlers = {
-      eth_getBalance: ({ address, block }) =>
-        this.readState(block, async (vm) => bigIntToHex((await vm.stateManager.getAccount(new Address(address)))?.balance ?? 0n)),
-      eth_getCode: ({ address, block }) =>
-        this.readState(block, async (vm) => bytesToHex(await vm.stateManager.getCode(new Address(address)))),
-      eth_getStorageAt: ({ address, position, block }) =>
-        this.readState(block, async (vm) => {
-          const value = await vm.stateManager.getStorage(new Address(address), setLengthLeft(bigIntToBytes(position), 32));
-          return bytesToHex(setLengthLeft(value, 32));
-        }),
-      eth_getTransactionCount: async ({ address, block }) => {
-        const stateNonce = await this.readState(block, async (vm) => (await vm.stateManager.getAccount(new Address(address)))?.nonce ?? 0n);
-        if (stateNonce === null) return null;
-        if (block.kind === 'tag' && block.tag === 'pending' && this.options.pendingNonce) {
-          const poolNonce = await this.options.pendingNonce(address);
-          if (poolNonce !== null && poolNonce > stateNonce) return bigIntToHex(poolNonce);
-        }
-        return bigIntToHex(stateNonce);
-      },
-      eth_getBlockByNumber: async ({ block, fullTransactions }) => {
-        const found = await this.blockByTag(block);
-        return found ? this.renderBlock(found, fullTransactions) : null;
-      },
-      eth_getBlockByHash: async ({ hash, fullTransactions }) => {
-        const found = await this.chain.store.getBlock(hash);
-        return found ? this.renderBlock(found, fullTransactions) : null;
-      },
-      eth_getTransactionByHash: async ({ hash }) => {
-        const found = await this.findTransaction(hash);
-        if (!found) return null;
-        const { block, index } = found;
-        return formatMinedTransaction(block.transactions[index]!, {
-          blockHash: block.hash(),
-          blockNumber: block.header.number,
-          blockTimestamp: block.header.timestamp,
-          index,
-          baseFeePerGas: block.header.baseFeePerGas,
-        });
-      },
-      eth_getTransactionReceipt: async ({ hash }) => {
-        const found = await this.findTransaction(hash);
-        if (!found) return null;
-        const { block, index } = found;
-        const receipts = await this.chain.store.getReceipts(block.hash());
-        if (!receipts || !receipts[index]) return null;
-        let logIndexStart = 0;
-        for (let i = 0; i < index; i++) logIndexStart += receipts[i]!.logs.length;
-        return formatReceipt(receipts[index]!, {
-          txHash: hash,
-          blockHash: block.hash(),
-          blockNumber: block.header.number,
-          blockTimestamp: block.header.timestamp,
-          index,
-          logIndexStart,
-        });
-      },
-      eth_call: async ({ call, block, stateOverrides }) => {
-        const found = await this.blockByRef(block);
-        if (!found) return null;
-        const result = await this.simulate(call, found, this.gasCap(found), stateOverrides);
-        if (result.execResult.exceptionError) throw executionError(result);
-        return bytesToHex(result.execResult.returnValue);
-      },
-      eth_estimateGas: async ({ call, block, stateOverrides }) => {
-        const found = await this.blockByTag(block);
-        if (!found) throw new RpcError(RpcErrors.BLOCK_NOT_FOUND);
-        return bigIntToHex(await this.estimateGas(call, found, stateOverrides));
-      },
-      eth_gasPrice: async () => bigIntToHex(await this.gasPrice()),
-      eth_createAccessList: async ({ call, block }) => {
-        const found = await this.blockByTag(block);
-        if (!found) throw new RpcError(RpcErrors.BLOCK_NOT_FOUND);
-        return this.createAccessList(call, found);
-      },
-      ...parityHandlers(chain, this, {
-        rpcMaxLogsRange: options.rpcMaxLogsRange ?? 5000n,
-        minPriorityFee: options.minPriorityFee ?? 0n,
-      }),
-    };
-  }
+    /** The gas a simulation on a block may use (`--rpc-gas-cap` within the block gas limit). */
+    private readonly gasCap: (block: Block) => bigint,
+  ) {}
 
-  /** The block a block parameter names, or undefined when it is unknown or in the future. */
-  async blockByRef(ref: BlockRef): Promise<Block | undefined> {
-    if (ref.kind === 'hash') {
-      const block = await this.chain.store.getBlock(ref.hash);
-      if (block && ref.requireCanonical) {
-        const canonical = await this.chain.store.getCanonicalHash(block.header.number);
-        if (!canonical || !equalsBytes(canonical, ref.hash)) throw new RpcError(RpcErrors.INVALID_INPUT);
-      }
-      return block;
-    }
-    return this.blockByTag(ref);
+  /** eth_call: the call's return data; a call that ran and failed throws Besu's error for it. */
+  async call(call: CallRequest, block: Block, overrides?: AccountOverride[]): Promise<Uint8Array> {
+    const result = await this.simulate(call, block, this.gasCap(block), overrides);
+    if (result.execResult.exceptionError) throw executionError(result);
+    return result.execResult.returnValue;
   }
-
-  async blockByTag(tag: BlockTag): Promise<Block | undefined> {
-    if (tag.kind === 'number') return this.chain.store.getBlockByNumber(tag.number);
-    // QBFT finality is immediate: `finalized` and `safe` are the head, and no pending block is built.
-    if (tag.tag === 'earliest') return this.chain.store.getBlockByNumber(0n);
-    return this.chain.getHeadBlock();
-  }
-
-  private async readState<T extends Json | bigint>(ref: BlockRef, read: (vm: VM) => Promise<T>): Promise<T | null> {
-    const block = await this.blockByRef(ref);
-    if (!block) return null;
-    return this.chain.withStateAt(block.header.stateRoot, read);
-  }
-
-  private async renderBlock(block: Block, fullTransactions: boolean): Promise<Json> {
-    const hash = block.hash();
-    const totalDifficulty = (await this.chain.store.getTotalDifficulty(hash)) ?? 0n;
-    return formatBlock(block, { fullTransactions, totalDifficulty, hash, size: block.serialize().length });
-  }
-
-  private async findTransaction(hash: Uint8Array): Promise<{ block: Block; index: number } | undefined> {
-    const location = await this.chain.store.getTxLocation(hash);
-    if (!location) return undefined;
-    const block = await this.chain.store.getBlock(location.blockHash);
-    if (!block || !block.transactions[location.index]) return undefined;
-    return { block, index: location.index };
-  }
-
-  private gasCap(block: Block): bigint {
-    const cap = this.options.rpcGasCap;
-    return cap > 0n && cap < block.header.gasLimit ? cap : block.header.gasLimit;
-  }
-
-  /**
-   * Runs a call on the state after `block`, reverting everything it did. Besu's simulation checks
-   * (nonce not below the account's, intrinsic gas, up-front cost when a price is given or `strict`,
-   * blob rules) run here first, with Besu's detail text; the VM then runs without its own.
-   */
-  /** The block at a zero base fee, kept for the last block asked: calls come in runs on the head. */
-  private zeroBaseFeeEnv: { hash: string; block: Block } | undefined;
 
   private zeroBaseFeeBlock(block: Block): Block {
     if (block.header.baseFeePerGas === undefined) return block;
@@ -190,6 +47,11 @@ export class ChainRpc {
     return this.zeroBaseFeeEnv.block;
   }
 
+  /**
+   * Runs a call on the state after `block`, reverting everything it did. Besu's simulation checks
+   * (nonce not below the account's, intrinsic gas, up-front cost when a price is given or `strict`,
+   * blob rules) run here first, with Besu's detail text; the VM then runs without its own.
+   */
   private simulate(
     call: CallRequest,
     block: Block,
@@ -281,7 +143,7 @@ export class ChainRpc {
   }
 
   /** Besu's eth_createAccessList: the accounts and slots the call touches, and its gas with that list. */
-  private async createAccessList(call: CallRequest, block: Block): Promise<Json> {
+  async createAccessList(call: CallRequest, block: Block): Promise<Json> {
     const first = await this.simulate(call, block, this.gasCap(block), undefined, true);
     const exclude = new Set<string>([call.from, call.to].filter((a) => a !== undefined).map((a) => bytesToHex(a!)));
     const list = (first.accessList ?? [])
@@ -295,7 +157,7 @@ export class ChainRpc {
     return result;
   }
 
-  private async estimateGas(call: CallRequest, block: Block, overrides?: AccountOverride[]): Promise<bigint> {
+  async estimateGas(call: CallRequest, block: Block, overrides?: AccountOverride[]): Promise<bigint> {
     // Besu searches up to the gas cap whatever gas the call names.
     const cap = this.gasCap(block);
     call = { ...call, gas: cap };
@@ -333,24 +195,6 @@ export class ChainRpc {
 
   private async hasCode(address: Uint8Array, block: Block): Promise<boolean> {
     return this.chain.withStateAt(block.header.stateRoot, async (vm) => (await vm.stateManager.getCode(new Address(address))).length > 0);
-  }
-
-  /** Besu's eth_gasPrice: the median legacy price of recent blocks, floored and capped. */
-  private async gasPrice(): Promise<bigint> {
-    const head = this.chain.getHeadBlock();
-    const nextBaseFee = head.header.baseFeePerGas === undefined ? 0n : head.header.calcNextBaseFee();
-    const floor = nextBaseFee > this.options.minGasPrice ? nextBaseFee : this.options.minGasPrice;
-    const prices: bigint[] = [];
-    for (let n = head.header.number; n >= 0n && head.header.number - n < GAS_PRICE_BLOCKS; n--) {
-      const block = n === head.header.number ? head : await this.chain.store.getBlockByNumber(n);
-      if (!block) break;
-      for (const tx of block.transactions) if ('gasPrice' in tx) prices.push((tx as { gasPrice: bigint }).gasPrice);
-    }
-    if (prices.length === 0) return floor;
-    prices.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-    const median = prices[Math.floor((prices.length - 1) / 2)]!;
-    const capped = median > GAS_PRICE_MAX ? GAS_PRICE_MAX : median;
-    return capped > floor ? capped : floor;
   }
 }
 

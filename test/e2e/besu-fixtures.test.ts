@@ -1,10 +1,10 @@
 /**
- * Besu parity, end to end: Besu's own JSON-RPC spec fixtures (`shared/fixtures/besu/rpc/eth/`)
- * replayed against a real node that imported Besu's test chain with `blocks import`, compared with
- * the rules of the fixtures README (status, ids, results with key order, exact error text).
+ * Besu's own JSON-RPC spec fixtures (`shared/fixtures/besu/rpc/eth/`) replayed against a real node
+ * that imported Besu's test chain with `blocks import`, compared with the rules of the fixtures
+ * README (status, ids, results with key order, exact error text).
  *
  * Cases that only pass against Besu's test mocks (`mock-dependent.txt`) are not counted. Cases that
- * Basalt cannot pass for a stated reason are listed in `parity-known-gaps.json`; they run as
+ * Basalt cannot pass for a stated reason are listed in `besu-known-gaps.json`; they run as
  * `test.failing`, so one that starts passing fails the suite until it is taken off the list.
  */
 import test, { type ExecutionContext } from 'ava';
@@ -38,7 +38,7 @@ function mockDependent(): Map<string, string> {
   return entries;
 }
 
-const knownGaps = JSON.parse(readFileSync(join(REPO_ROOT, 'test', 'parity-known-gaps.json'), 'utf8')) as Record<string, string>;
+const knownGaps = JSON.parse(readFileSync(join(REPO_ROOT, 'test', 'besu-known-gaps.json'), 'utf8')) as Record<string, string>;
 const mocks = mockDependent();
 const fixtures = readdirSync(FIXTURES)
   .filter((name) => name.endsWith('.json'))

@@ -1,0 +1,116 @@
+/**
+ * Blocks, ommers, transactions and receipts by hash, number or position (registry: block-methods.ts).
+ */
+import type { Block } from '@ethereumjs/block';
+import { createBlock } from '@ethereumjs/block';
+import { formatBlock, formatMinedTransaction, formatReceipt, toQuantity } from '../../shared/rpc/format.js';
+import type { blockMethods } from '../../shared/rpc/methods/block-methods.js';
+import type { Json } from '../../shared/rpc/types.js';
+import type { StoredReceipt } from '../../shared/ethereum/chain-records.js';
+import type { ChainRpcContext, DomainHandlers } from './chain-rpc.js';
+
+export function blockHandlers(context: ChainRpcContext): DomainHandlers<typeof blockMethods> {
+  const { store } = context;
+  const blockByHash = (hash: Uint8Array) => store.getBlock(hash);
+
+  const renderBlock = async (block: Block, fullTransactions: boolean): Promise<Json> => {
+    const hash = block.hash();
+    const totalDifficulty = (await store.getTotalDifficulty(hash)) ?? 0n;
+    return formatBlock(block, { fullTransactions, totalDifficulty, hash, size: block.serialize().length });
+  };
+
+  /** An ommer as Besu shows it: the ommer header with an empty body. */
+  const uncleAt = async (block: Block | undefined, index: number): Promise<Json> => {
+    const header = block?.uncleHeaders[index];
+    if (block === undefined || header === undefined) return null;
+    const uncle = createBlock({ header: header.toJSON() }, { common: header.common, skipConsensusFormatValidation: true });
+    const td = ((await store.getTotalDifficulty(block.header.parentHash)) ?? 0n) + header.difficulty;
+    return formatBlock(uncle, { fullTransactions: false, hash: header.hash(), totalDifficulty: td });
+  };
+
+  return {
+    eth_getBlockByNumber: async ({ block, fullTransactions }) => {
+      const found = await context.blockByTag(block);
+      return found ? renderBlock(found, fullTransactions) : null;
+    },
+    eth_getBlockByHash: async ({ hash, fullTransactions }) => {
+      const found = await blockByHash(hash);
+      return found ? renderBlock(found, fullTransactions) : null;
+    },
+    eth_getBlockTransactionCountByHash: async ({ hash }) => {
+      const block = await blockByHash(hash);
+      return block ? toQuantity(block.transactions.length) : null;
+    },
+    eth_getBlockTransactionCountByNumber: async ({ block }) => {
+      const found = await context.blockByTag(block);
+      return found ? toQuantity(found.transactions.length) : null;
+    },
+    eth_getUncleCountByBlockHash: async ({ hash }) => {
+      const block = await blockByHash(hash);
+      return block ? toQuantity(block.uncleHeaders.length) : null;
+    },
+    eth_getUncleCountByBlockNumber: async ({ block }) => {
+      const found = await context.blockByTag(block);
+      return found ? toQuantity(found.uncleHeaders.length) : null;
+    },
+    eth_getUncleByBlockHashAndIndex: async ({ hash, index }) => uncleAt(await blockByHash(hash), index),
+    eth_getUncleByBlockNumberAndIndex: async ({ block, index }) => uncleAt(await context.blockByTag(block), index),
+    eth_getTransactionByHash: async ({ hash }) => {
+      const found = await context.findTransaction(hash);
+      return found ? minedTransaction(found.block, found.index) : null;
+    },
+    eth_getTransactionByBlockHashAndIndex: async ({ hash, index }) => {
+      const block = await blockByHash(hash);
+      return block ? minedTransaction(block, index) : null;
+    },
+    eth_getTransactionByBlockNumberAndIndex: async ({ block, index }) => {
+      const found = await context.blockByTag(block);
+      return found ? minedTransaction(found, index) : null;
+    },
+    eth_getTransactionReceipt: async ({ hash }) => {
+      const found = await context.findTransaction(hash);
+      if (!found) return null;
+      const receipts = await store.getReceipts(found.block.hash());
+      if (!receipts || !receipts[found.index]) return null;
+      let logIndexStart = 0;
+      for (let i = 0; i < found.index; i++) logIndexStart += receipts[i]!.logs.length;
+      return receiptOf(found.block, found.index, receipts[found.index]!, logIndexStart);
+    },
+    eth_getBlockReceipts: async ({ block }) => {
+      const found = await context.blockByRef(block);
+      if (!found) return null;
+      const receipts = await store.getReceipts(found.hash());
+      if (receipts === undefined) return null;
+      let logIndexStart = 0;
+      return receipts.map((receipt, index) => {
+        const formatted = receiptOf(found, index, receipt, logIndexStart);
+        logIndexStart += receipt.logs.length;
+        return formatted;
+      });
+    },
+  };
+}
+
+function minedTransaction(block: Block, index: number): Json {
+  const tx = block.transactions[index];
+  if (tx === undefined) return null;
+  return formatMinedTransaction(tx, {
+    blockHash: block.hash(),
+    blockNumber: block.header.number,
+    blockTimestamp: block.header.timestamp,
+    index,
+    ...(block.header.baseFeePerGas === undefined ? {} : { baseFeePerGas: block.header.baseFeePerGas }),
+  });
+}
+
+/** The receipt of a block's transaction `index`; its logs are numbered from `logIndexStart` within the block. */
+function receiptOf(block: Block, index: number, receipt: StoredReceipt, logIndexStart: number): Json {
+  return formatReceipt(receipt, {
+    txHash: block.transactions[index]!.hash(),
+    blockHash: block.hash(),
+    blockNumber: block.header.number,
+    blockTimestamp: block.header.timestamp,
+    index,
+    logIndexStart,
+  });
+}

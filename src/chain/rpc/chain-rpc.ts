@@ -1,0 +1,111 @@
+/**
+ * The JSON-RPC methods the chain owns, as one handler table. Each registry domain
+ * (src/shared/rpc/methods/*-methods.ts) has its handlers in the matching file here; this file holds
+ * what they all read (the chain, the options, how a block parameter resolves) and puts the table
+ * together. Parameters arrive parsed by the transport; the answers are JSON values in Besu's shapes.
+ */
+import type { Block } from '@ethereumjs/block';
+import type { VM } from '@ethereumjs/vm';
+import { equalsBytes } from '@ethereumjs/util';
+import type { MethodHandlers, MethodsOwnedBy } from '../../shared/rpc/registry.js';
+import type { BlockRef, BlockTag } from '../../shared/rpc/params.js';
+import { RpcError, RpcErrors } from '../../shared/rpc/errors.js';
+import type { Json } from '../../shared/rpc/types.js';
+import type { Chain } from '../chain.js';
+import type { ChainStore } from '../chain-store.js';
+import { stateHandlers } from './state-handlers.js';
+import { blockHandlers } from './block-handlers.js';
+import { feeHandlers } from './fee-handlers.js';
+import { logHandlers } from './log-handlers.js';
+import { debugHandlers } from './debug-handlers.js';
+
+export interface ChainRpcOptions {
+  /** Gas given to simulations that name none, and the most they may use; 0 = the block gas limit. */
+  rpcGasCap: bigint;
+  minGasPrice: bigint;
+  /** The pool's next nonce for a sender, for the `pending` block tag of eth_getTransactionCount. */
+  pendingNonce?: (address: Uint8Array) => Promise<bigint | null>;
+  /** `--rpc-max-logs-range` (default 5000; 0 = unlimited). */
+  rpcMaxLogsRange?: bigint;
+  /** `--min-priority-fee` (default 0), the floor of eth_maxPriorityFeePerGas. */
+  minPriorityFee?: bigint;
+}
+
+/**
+ * The handlers of one registry domain's chain-owned methods, e.g. `DomainHandlers<typeof feeMethods>`:
+ * a domain file answers exactly what its registry file gives the chain, no more, no less.
+ */
+export type DomainHandlers<Domain> = Pick<MethodHandlers<'chain'>, Extract<keyof Domain, MethodsOwnedBy<'chain'>>>;
+
+/** What the handlers of every domain read. */
+export class ChainRpcContext {
+  constructor(
+    readonly chain: Chain,
+    readonly options: ChainRpcOptions,
+  ) {}
+
+  get store(): ChainStore {
+    return this.chain.store;
+  }
+
+  headNumber(): bigint {
+    return this.chain.getHead().number;
+  }
+
+  /** The block a block parameter names, or undefined when it is unknown or in the future. */
+  async blockByRef(ref: BlockRef): Promise<Block | undefined> {
+    if (ref.kind === 'hash') {
+      const block = await this.store.getBlock(ref.hash);
+      if (block && ref.requireCanonical) {
+        const canonical = await this.store.getCanonicalHash(block.header.number);
+        if (!canonical || !equalsBytes(canonical, ref.hash)) throw new RpcError(RpcErrors.INVALID_INPUT);
+      }
+      return block;
+    }
+    return this.blockByTag(ref);
+  }
+
+  async blockByTag(tag: BlockTag): Promise<Block | undefined> {
+    if (tag.kind === 'number') return this.store.getBlockByNumber(tag.number);
+    // QBFT finality is immediate: `finalized` and `safe` are the head, and no pending block is built.
+    if (tag.tag === 'earliest') return this.store.getBlockByNumber(0n);
+    return this.chain.getHeadBlock();
+  }
+
+  /** Reads the state after the block a parameter names; null when there is no such block. */
+  async readState<T extends Json | bigint>(ref: BlockRef, read: (vm: VM) => Promise<T>): Promise<T | null> {
+    const block = await this.blockByRef(ref);
+    if (!block) return null;
+    return this.chain.withStateAt(block.header.stateRoot, read);
+  }
+
+  /** The canonical block holding a transaction, and its index there. */
+  async findTransaction(hash: Uint8Array): Promise<{ block: Block; index: number } | undefined> {
+    const location = await this.store.getTxLocation(hash);
+    if (!location) return undefined;
+    const block = await this.store.getBlock(location.blockHash);
+    if (!block || !block.transactions[location.index]) return undefined;
+    return { block, index: location.index };
+  }
+
+  /** The gas a simulation on `block` may use: `--rpc-gas-cap`, but never above the block gas limit. */
+  gasCap(block: Block): bigint {
+    const cap = this.options.rpcGasCap;
+    return cap > 0n && cap < block.header.gasLimit ? cap : block.header.gasLimit;
+  }
+}
+
+export class ChainRpc {
+  readonly handlers: MethodHandlers<'chain'>;
+
+  constructor(chain: Chain, options: ChainRpcOptions) {
+    const context = new ChainRpcContext(chain, options);
+    this.handlers = {
+      ...stateHandlers(context),
+      ...blockHandlers(context),
+      ...feeHandlers(context),
+      ...logHandlers({ store: chain.store, headNumber: () => context.headNumber(), rpcMaxLogsRange: options.rpcMaxLogsRange ?? 5000n }),
+      ...debugHandlers(context),
+    };
+  }
+}
