@@ -61,7 +61,7 @@ export function createLocalMethods(ctx: LocalMethodsContext): LocalMethods {
     },
     web3_clientVersion: () => ctx.clientVersion,
     web3_sha3: ({ data }) => toData(keccak_256(data)),
-    // --- Besu parity: node facts (spec §3.1–3.4). No key management, mining or devp2p here yet. ---
+    // No key management and no mining here: Besu's answers for a node without them (spec §3.1–3.4).
     eth_accounts: () => [],
     eth_hashrate: () => '0x0',
     // Besu answers the highest eth/ capability it offers, null without any.

@@ -461,7 +461,7 @@ function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Besu parity: indexes, log filters, fee history, proofs
+// Block indexes, log filters, fee history, proofs
 // ---------------------------------------------------------------------------------------------
 
 const INT_MAX = 2n ** 31n - 1n;
