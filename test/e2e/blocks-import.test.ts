@@ -12,7 +12,8 @@ import { bytesToHex } from '@ethereumjs/util';
 import { BlockFileError, countWholeBlocks, splitBlocks } from '../../src/chain/block-file.js';
 import { Chain } from '../../src/chain/chain.js';
 import { chainSpecFromGenesis } from '../../src/chain/network-spec.js';
-import { parseBlocksImportArgs, progressBar, progressLine } from '../../src/main/cli/commands/blocks-import.js';
+import { separateNodeOptions } from '../../src/main/cli/command.js';
+import BlocksImportCommand, { progressBar, progressLine } from '../../src/main/cli/commands/blocks/import.js';
 import { removeDataPath, tempDataPath } from '../helpers/node-process.js';
 import { TEST_BLOCKS, TEST_GENESIS, importBlocks, runCli } from '../helpers/parity-node.js';
 
@@ -147,12 +148,45 @@ test('a file that is not there, or no file at all, is reported', async (t) => {
 });
 
 test('subcommand options are told apart from node options', (t) => {
-  const args = parseBlocksImportArgs(['--from', 'a.rlp', '--skip-pow-validation-enabled', '--data-path=/x', '--from=b.rlp,c.rlp']);
-  t.deepEqual(args.files, ['a.rlp', 'b.rlp', 'c.rlp']);
-  t.true(args.skipPowValidation);
-  t.deepEqual(args.nodeArgv, ['--data-path=/x']);
-  t.false(parseBlocksImportArgs(['--from=a', '--skip-pow-validation-enabled=false']).skipPowValidation);
-  t.throws(() => parseBlocksImportArgs(['--from=a', '--format=JSON']), { message: /--format/ });
+  const { own, nodeArgv } = separateNodeOptions(
+    ['--from', 'a.rlp', '--skip-pow-validation-enabled', '--data-path=/x', '--from=b.rlp,c.rlp', '--rpc-http-api', 'ETH', '--format', 'rlp'],
+    BlocksImportCommand.flags,
+  );
+  t.deepEqual(own, ['--from=a.rlp', '--skip-pow-validation-enabled', '--from=b.rlp,c.rlp', '--format=rlp']);
+  t.deepEqual(nodeArgv, ['--data-path=/x', '--rpc-http-api', 'ETH']);
+  // picocli's booleans: an optional true/false, attached or as the next word.
+  t.deepEqual(separateNodeOptions(['--skip-pow-validation-enabled=false', '--from=a'], BlocksImportCommand.flags).own, ['--from=a']);
+  t.deepEqual(separateNodeOptions(['--skip-pow-validation-enabled', 'TRUE', 'x'], BlocksImportCommand.flags), {
+    own: ['--skip-pow-validation-enabled'],
+    nodeArgv: ['x'],
+  });
+});
+
+test('the import runs with node options before and after the subcommand; subcommand errors in picocli\'s words', async (t) => {
+  const dataPath = tempDataPath();
+  try {
+    const missingFile = join(dataPath, 'nope.blocks');
+    const run = await runCli([`--data-path=${dataPath}`, 'blocks', 'import', `--from=${missingFile}`, `--genesis-file=${TEST_GENESIS}`]);
+    t.is(run.code, 1);
+    t.true(run.stdout.startsWith(`Importing into ${dataPath}, chain head #0 `), run.stdout);
+    t.regex(run.stderr, /^Cannot read .*nope\.blocks/);
+
+    const helpPointer = '\n\nTo display full help:\nbasalt [COMMAND] --help\n';
+    const cases: [string[], string][] = [
+      [['--from'], "Missing required parameter for option '--from' (<FILE>)"],
+      [['--from', '--data-path=x'], "Expected parameter for option '--from' but found '--data-path=x'"],
+      [['--from=a', '--format=JSON'], "Invalid value for option '--format': expected one of [RLP] (case-insensitive) but was 'JSON'"],
+      [['--from=a', '--skip-pow-validation-enabled=maybe'], "Invalid value for option '--skip-pow-validation-enabled': 'maybe' is not a boolean"],
+      [['--from=a', '--rpc-http-port=abc'], "Invalid value for option '--rpc-http-port': 'abc' is not an int"],
+    ];
+    for (const [args, message] of cases) {
+      const bad = await runCli([`--data-path=${dataPath}`, 'blocks', 'import', ...args]);
+      t.is(bad.code, 2, args.join(' '));
+      t.is(bad.stderr, `${message}${helpPointer}`);
+    }
+  } finally {
+    removeDataPath(dataPath);
+  }
 });
 
 test('progress is a bar on a terminal and a plain line otherwise', (t) => {

@@ -1,9 +1,7 @@
 // The CLI entry point in-process, with injected I/O and a stand-in for the supervisor's runNode.
 import test from 'ava';
 import { readFileSync } from 'node:fs';
-import { BasaltCommand, type BasaltCommandClass } from '../../src/main/cli/commands/base.js';
-import { NodeCommand } from '../../src/main/cli/commands/node.js';
-import { main, selectCommand, type MainIo } from '../../src/main/cli/main.js';
+import { main, type MainIo } from '../../src/main/cli/main.js';
 import type { NodeOptions } from '../../src/main/cli/options.js';
 
 const PACKAGE_VERSION = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -96,42 +94,22 @@ test('--version and -V print basalt/v<version>, exit 0', async (t) => {
   }
 });
 
-// A subcommand as later ones (`blocks import`, ...) will be written: one class, one registry entry.
-class EchoCommand extends BasaltCommand {
-  static override summary = 'Echo the words given to the subcommand';
-  async run(): Promise<number> {
-    this.context.stdout(`${JSON.stringify({ argv: this.argv, parentArgv: this.context.parentArgv })}\n`);
-    return 5;
-  }
-}
-const subcommands = new Map<string, BasaltCommandClass>([['blocks echo', EchoCommand]]);
-
-test('subcommands: dispatch by id, node options before it are its parent argv', async (t) => {
-  const result = await runCli(['--data-path=/d', '--rpc-http-api', 'ETH', 'blocks', 'echo', '--from=1', 'x'], { subcommands });
-  t.is(result.code, 5);
-  t.deepEqual(JSON.parse(result.stdout), { argv: ['--from=1', 'x'], parentArgv: ['--data-path=/d', '--rpc-http-api', 'ETH'] });
-  t.deepEqual(result.started, []);
+test('the commands oclif found are listed in the help', async (t) => {
+  const help = await runCli(['--help']);
+  t.regex(help.stdout, /\nCommands:\n +blocks import +Import blocks from a file of concatenated RLP blocks\.\n +help +Display help/);
 });
 
-test('subcommands: unknown or missing subcommand of a group is a parameter error', async (t) => {
-  const unknown = await runCli(['blocks', 'nope'], { subcommands });
-  t.is(unknown.code, 2);
-  t.is(unknown.stderr, "Unmatched argument at index 1: 'nope'\n\nTo display full help:\nbasalt [COMMAND] --help\n");
-  const missing = await runCli(['blocks'], { subcommands });
-  t.is(missing.code, 2);
-  t.true(missing.stderr.startsWith('Missing required subcommand\n'));
+test('a node option\'s value that is a command word is no subcommand: the node runs', async (t) => {
+  const result = await runCli(['--network=dev', '--identity', 'blocks']);
+  t.is(result.code, 0, result.stderr);
+  t.is(result.started[0]?.identity, 'blocks');
 });
 
-test('subcommands are listed in help; a word that is not a command is still a stray argument', async (t) => {
-  const help = await runCli(['--help'], { subcommands });
-  t.regex(help.stdout, /Commands:\n +blocks echo +Echo the words given to the subcommand\n/);
-  const stray = await runCli(['echo'], { subcommands });
-  t.is(stray.code, 2);
-  t.true(stray.stderr.startsWith("Unmatched argument at index 0: 'echo'\n"));
-});
-
-test('selectCommand: the node command when no subcommand word is present', (t) => {
-  const selected = selectCommand(['--network=dev', '--identity', 'blocks'], subcommands);
-  t.is(selected.commandClass, NodeCommand);
-  t.deepEqual(selected.argv, ['--network=dev', '--identity', 'blocks']);
+test('a help or version option before a subcommand is the node\'s, as with picocli', async (t) => {
+  const help = await runCli(['--data-path=/d', '--help', 'blocks', 'import']);
+  t.is(help.code, 0);
+  t.true(help.stdout.startsWith('Usage:\n\nbasalt [OPTIONS] [COMMAND]\n'));
+  const version = await runCli(['-V', 'blocks', 'import', '--from=x']);
+  t.is(version.stdout, `basalt/v${PACKAGE_VERSION}\n`);
+  t.deepEqual([...help.started, ...version.started], []);
 });

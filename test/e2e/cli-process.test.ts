@@ -1,4 +1,4 @@
-// bin/run.js as a process: exit codes and the exact stderr/stdout text.
+// bin/run.js as a process: exit codes and the exact stderr/stdout text; the command tree oclif owns.
 import test from 'ava';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -107,4 +107,68 @@ test('refuses to run on a Node.js other than 20, exit 1', (t) => {
   t.is(result.code, 1);
   t.is(result.stdout, '');
   t.regex(result.stderr, /^Basalt requires Node\.js 20\.x .*this is Node\.js 22\.1\.0\.\n$/);
+});
+
+test('help: `help` is `--help`; topics and subcommands get their own', (t) => {
+  const root = basalt(['--help']);
+  t.is(basalt(['help']).stdout, root.stdout);
+  t.regex(root.stdout, /\nCommands:\n +blocks import +Import blocks from a file of concatenated RLP blocks\.\n/);
+
+  const topic = basalt(['blocks', '--help']);
+  t.is(topic.code, 0);
+  t.is(topic.stderr, '');
+  t.regex(topic.stdout, /^Blocks related actions.*\n\nUSAGE\n +\$ basalt blocks COMMAND\n\nCOMMANDS\n +blocks import +Import blocks from a file/s);
+  t.is(basalt(['help', 'blocks']).stdout, topic.stdout);
+
+  const command = basalt(['blocks', 'import', '--help']);
+  t.is(command.code, 0);
+  t.is(command.stderr, '');
+  t.regex(command.stdout, /^Import blocks from a file of concatenated RLP blocks\.\n\nUSAGE\n +\$ basalt blocks import --from=<FILE>/);
+  for (const flag of ['--from=<FILE>', '--skip-pow-validation-enabled', '--format=<FORMAT>']) t.true(command.stdout.includes(flag), flag);
+  // The node's options are the root help's, not the subcommand's.
+  t.false(command.stdout.includes('--rpc-http-port'));
+  for (const args of [['blocks', 'import', '-h'], ['help', 'blocks', 'import'], ['--data-path=/d', 'blocks', 'import', '--from=x', '--help']]) {
+    t.is(basalt(args).stdout, command.stdout, args.join(' '));
+  }
+});
+
+test('a help or version option before the subcommand is the node\'s', (t) => {
+  t.is(basalt(['--version', 'blocks', 'import']).stdout, `basalt/v${PACKAGE_VERSION}\n`);
+  t.true(basalt(['-h', 'blocks']).stdout.startsWith('Usage:\n\nbasalt [OPTIONS] [COMMAND]\n'));
+});
+
+test('unknown or missing subcommand: exit 2 with picocli\'s message', (t) => {
+  const unknown = basalt(['--network=dev', 'blocks', 'imprt', '--from=x']);
+  t.is(unknown.code, 2);
+  t.is(unknown.stdout, '');
+  t.is(unknown.stderr, `Unmatched argument at index 2: 'imprt'\nDid you mean: blocks import?\n${HELP_POINTER}`);
+  t.is(basalt(['blocks', 'imprt', '--help']).code, 2);
+
+  const missing = basalt(['blocks']);
+  t.is(missing.code, 2);
+  t.is(missing.stderr, `Missing required subcommand\n${HELP_POINTER}`);
+
+  const help = basalt(['help', 'nope']);
+  t.is(help.code, 2);
+  t.regex(help.stderr, /^Command nope not found\.\n/);
+});
+
+test('node options before the subcommand: checked by the node\'s parser, with Besu\'s messages', (t) => {
+  const bad = basalt(['--rpc-http-port=abc', 'blocks', 'import', '--from=x']);
+  t.is(bad.code, 2);
+  t.is(bad.stderr, `Invalid value for option '--rpc-http-port': 'abc' is not an int\n${HELP_POINTER}`);
+
+  const unknown = basalt(['--rpc-http-prt=1', 'blocks', 'import', '--from=x']);
+  t.is(unknown.code, 2);
+  t.regex(unknown.stderr, /^Unknown option: '--rpc-http-prt=1'\nPossible solutions: /);
+
+  // A subcommand's own flag is not a node option.
+  const misplaced = basalt(['--from=x', 'blocks', 'import']);
+  t.is(misplaced.code, 2);
+  t.is(misplaced.stderr, `Unknown option: '--from=x'\n${HELP_POINTER}`);
+
+  // A node option's value is never a command word: here the node runs its checks.
+  const value = basalt(['--identity', 'blocks', '--rpc-http-port=abc']);
+  t.is(value.code, 2);
+  t.is(value.stderr, `Invalid value for option '--rpc-http-port': 'abc' is not an int\n${HELP_POINTER}`);
 });

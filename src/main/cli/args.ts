@@ -66,7 +66,7 @@ function describeOption(spec: OptionSpec, index: number): string {
   return `option '${spec.longestName}'${at} (${spec.row.kind.paramLabel})`;
 }
 
-function isBooleanWord(word: string): boolean {
+export function isBooleanWord(word: string): boolean {
   const lower = word.toLowerCase();
   return lower === 'true' || lower === 'false';
 }

@@ -1,5 +1,8 @@
-// `basalt --help`, generated from the options table in picocli's layout.
+// `basalt --help` (and `basalt help`), generated from the options table in picocli's layout, and the oclif
+// help class (package.json `oclif.helpClass`) that shows it as the root help; topics and subcommands get
+// oclif's own help.
 
+import { Help, toConfiguredId, type Interfaces } from '@oclif/core';
 import { BIN_NAME } from './errors.js';
 import { envVarName, OPTION_SPECS, type OptionSpec } from './options.js';
 
@@ -9,6 +12,14 @@ const LINE_WIDTH = 100;
 export interface CommandSummary {
   readonly id: string;
   readonly summary: string;
+}
+
+/** The subcommands oclif found, as typed on the command line (`blocks import`). */
+export function commandSummaries(config: Interfaces.Config): CommandSummary[] {
+  return config.commands
+    .filter((command) => !command.hidden)
+    .map((command) => ({ id: toConfiguredId(command.id, config), summary: command.summary ?? '' }))
+    .sort((a, b) => a.id.localeCompare(b.id));
 }
 
 function synopsisOf(spec: OptionSpec): string {
@@ -94,4 +105,10 @@ export function renderHelp(commands: readonly CommandSummary[] = []): string {
     'environment, which wins over the config file.',
   );
   return lines.join('\n') + '\n';
+}
+
+export default class BasaltHelp extends Help {
+  protected override async showRootHelp(): Promise<void> {
+    this.log(renderHelp(commandSummaries(this.config)).trimEnd());
+  }
 }

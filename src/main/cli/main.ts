@@ -1,85 +1,103 @@
-// Entry point behind bin/run.js: picks the command (the node itself, or a subcommand named by the first free
-// word) and runs it. Returns the process exit code; all I/O is injectable for tests.
+// Basalt's command line, behind bin/run.js. oclif owns the command tree: it finds the subcommands (one class
+// per file under commands/, the file's path is its id: commands/blocks/import.ts is `blocks import`), the
+// topics they form, `help` and every `--help`. With no subcommand word the node itself runs (node-command.ts),
+// with Besu's options and messages.
+//
+// Adding a subcommand (`password hash`, `public-key export`, ...) is adding its class file, e.g.
+// commands/password/hash.ts default-exporting a BasaltCommand subclass whose `run()` resolves with the exit
+// code; a new topic may get a description under `oclif.topics` in package.json. A subcommand that takes node
+// options (as `blocks import` does) reads the ones given before it from `this.context.parentArgv` and takes
+// its own flags apart from the others with separateNodeOptions.
 
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Config } from '@oclif/core';
-import { parseCommandLine } from './args.js';
-import type { BasaltCommandClass, CommandContext } from './commands/base.js';
-import { NodeCommand } from './commands/node.js';
-import { SUBCOMMANDS } from './commands/registry.js';
+import { Config, Errors, run, settings } from '@oclif/core';
+import { HELP_NAMES, parseCommandLine, unmatchedArgumentsError } from './args.js';
+import { PROCESS_CONTEXT, withCommandContext, type CommandContext } from './command.js';
 import { CliUsageError, formatUsageError, USAGE_ERROR_EXIT_CODE } from './errors.js';
-import type { NodeOptions } from './options.js';
+import { NodeCommand } from './node-command.js';
 
-/** dist/src/cli/main.js → the package root (where package.json names the bin and version). */
+/** dist/src/main/cli/main.js → the package root (package.json: the bin name, the version, the oclif config). */
 const PACKAGE_ROOT = fileURLToPath(new URL('../../../..', import.meta.url));
 
-export type MainIo = Partial<Omit<CommandContext, 'parentArgv' | 'commands'>> & {
-  /** Subcommands by id; the registry's by default. */
-  readonly subcommands?: ReadonlyMap<string, BasaltCommandClass>;
-};
+/** What tests may replace; the process's own I/O and the real node otherwise. */
+export type MainIo = Partial<Omit<CommandContext, 'parentArgv'>>;
 
-async function runNodeFromSupervisor(options: NodeOptions): Promise<number> {
-  // Loaded only when the node actually starts, so `--help` and parameter errors never load native modules.
-  const { runNode } = await import('../supervisor/node.js');
-  return runNode(options);
-}
-
-export interface Selected {
-  readonly commandClass: BasaltCommandClass;
-  readonly argv: readonly string[];
+interface CommandLine {
+  /** The node options given before the subcommand. */
   readonly parentArgv: readonly string[];
+  /** The subcommand's words onwards, for oclif to dispatch. */
+  readonly commandArgv: readonly string[];
 }
 
 /**
- * The command named by the first free word(s) of argv — the node command when there is none. Words before
- * it are the node options given to the subcommand as its parent's.
+ * Besu takes node options before a subcommand (`basalt --data-path=x blocks import --from=f`); oclif expects
+ * the command words first. So this finds the first word that the node's parser does not take as an option or
+ * its value and that begins a command id; undefined when there is none (the node command runs). As with
+ * picocli, the words before it must be node options, and a help or version option among them is the node's.
+ * Words naming a topic but no command are Besu's usage errors (oclif would show the topic's help, exit 0),
+ * unless help is asked for.
  */
-export function selectCommand(argv: readonly string[], subcommands: ReadonlyMap<string, BasaltCommandClass> = SUBCOMMANDS): Selected {
-  const groupWords = new Set([...subcommands.keys()].map((id) => id.split(' ')[0]!));
-  const { subcommandIndex } = parseCommandLine(argv, groupWords);
-  if (subcommandIndex === undefined) return { commandClass: NodeCommand, argv, parentArgv: [] };
+function splitCommandLine(argv: readonly string[], commandIds: readonly string[]): CommandLine | undefined {
+  const ids = commandIds.map((id) => id.split(':'));
+  const parsed = parseCommandLine(argv, new Set(ids.map((words) => words[0]!)));
+  const at = parsed.subcommandIndex;
+  if (at === undefined || parsed.helpRequested || parsed.versionRequested) return undefined;
+  if (parsed.unmatched.length > 0) throw unmatchedArgumentsError(parsed.unmatched);
 
-  const candidates = [...subcommands].filter(([id]) => {
-    const words = id.split(' ');
-    return words.every((word, offset) => argv[subcommandIndex + offset] === word);
-  });
-  const longest = candidates.sort(([a], [b]) => b.length - a.length)[0];
-  if (longest === undefined) {
-    const next = argv[subcommandIndex + 1];
-    throw next === undefined
-      ? new CliUsageError('Missing required subcommand')
-      : new CliUsageError(`Unmatched argument at index ${subcommandIndex + 1}: '${next}'`);
-  }
-  const [id, commandClass] = longest;
-  return {
-    commandClass,
-    argv: argv.slice(subcommandIndex + id.split(' ').length),
-    parentArgv: argv.slice(0, subcommandIndex),
+  const commandArgv = argv.slice(at);
+  const matchedWords = (words: readonly string[]): number => {
+    let count = 0;
+    while (count < words.length && commandArgv[count] === words[count]) count++;
+    return count;
   };
+  if (!ids.some((words) => matchedWords(words) === words.length)) {
+    const topicDepth = Math.max(...ids.map(matchedWords));
+    const next = commandArgv[topicDepth];
+    if (next !== undefined && !next.startsWith('-')) {
+      const topic = commandArgv.slice(0, topicDepth).join(' ');
+      const choices = ids.filter((words) => matchedWords(words) === topicDepth).map((words) => `${topic} ${words.slice(topicDepth).join(' ')}`);
+      throw new CliUsageError(`Unmatched argument at index ${at + topicDepth}: '${next}'`, `Did you mean: ${choices.join(' or ')}?`);
+    }
+    if (!commandArgv.some((word) => (HELP_NAMES as readonly string[]).includes(word))) throw new CliUsageError('Missing required subcommand');
+  }
+  return { parentArgv: argv.slice(0, at), commandArgv };
 }
 
-export async function main(argv: readonly string[], io: MainIo = {}): Promise<number> {
-  const stderr = io.stderr ?? ((text: string) => void process.stderr.write(text));
-  const subcommands = io.subcommands ?? SUBCOMMANDS;
-  let selected: Selected;
-  try {
-    selected = selectCommand(argv, subcommands);
-  } catch (error) {
-    if (!(error instanceof CliUsageError)) throw error;
+async function loadConfig(): Promise<Config> {
+  // Basalt always runs its compiled dist/: oclif must not look for TypeScript sources (it would under
+  // NODE_ENV=test or development, and warn on stderr when it finds no TypeScript loader).
+  settings.enableAutoTranspile = false;
+  return Config.load({ root: PACKAGE_ROOT, devPlugins: false, userPlugins: false, jitPlugins: false });
+}
+
+/** Prints a usage error in Besu's format (oclif's own, e.g. from a subcommand's flag parser, too). */
+function reportUsageError(error: unknown, stderr: (text: string) => void): number {
+  if (error instanceof CliUsageError) {
     stderr(formatUsageError(error));
     return USAGE_ERROR_EXIT_CODE;
   }
-  const config = await Config.load({ root: PACKAGE_ROOT });
-  const command = new selected.commandClass([...selected.argv], config);
-  command.context = {
-    env: io.env ?? process.env,
-    readFile: io.readFile ?? ((path) => readFileSync(path, 'utf8')),
-    stdout: io.stdout ?? ((text) => void process.stdout.write(text)),
-    stderr,
-    runNode: io.runNode ?? runNodeFromSupervisor,
-    parentArgv: selected.parentArgv,
-    commands: [...subcommands].map(([id, commandClass]) => ({ id, summary: commandClass.summary ?? '' })),
-  };
-  return command.run();
+  if (error instanceof Errors.CLIError) {
+    stderr(formatUsageError(new CliUsageError(error.message)));
+    return error.oclif.exit ?? USAGE_ERROR_EXIT_CODE;
+  }
+  throw error;
+}
+
+/** Runs the command line (without the program name); resolves with the process exit code. */
+export async function main(argv: readonly string[], io: MainIo = {}): Promise<number> {
+  const config = await loadConfig();
+  const context: CommandContext = { ...PROCESS_CONTEXT, ...io };
+  try {
+    const commandLine = splitCommandLine(argv, config.commandIDs);
+    if (commandLine === undefined) {
+      return await withCommandContext(context, () => NodeCommand.run([...argv], config));
+    }
+    const code: unknown = await withCommandContext({ ...context, parentArgv: commandLine.parentArgv }, () =>
+      run([...commandLine.commandArgv], config),
+    );
+    // Help output resolves with nothing.
+    return typeof code === 'number' ? code : 0;
+  } catch (error) {
+    return reportUsageError(error, context.stderr);
+  }
 }

@@ -3,56 +3,22 @@
 // Node options (--data-path, --genesis-file, --network, ...) may come before the subcommand, as with Besu, or
 // after it among the subcommand's own options.
 
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { resolve as resolvePath } from 'node:path';
-import { mkdirSync } from 'node:fs';
-import { CliUsageError, formatUsageError, USAGE_ERROR_EXIT_CODE } from '../errors.js';
-import { resolveOptions } from '../resolve.js';
-import type { NodeOptions } from '../options.js';
-import type { ImportProgress, ImportSummary } from '../../../chain/block-importer.js';
-import { BasaltCommand } from './base.js';
+import { Flags } from '@oclif/core';
+import { BasaltCommand, separateNodeOptions } from '../../command.js';
+import { CliUsageError, invalidValue, USAGE_ERROR_EXIT_CODE } from '../../errors.js';
+import { resolveOptions } from '../../resolve.js';
+import type { NodeOptions } from '../../options.js';
+import type { ImportProgress, ImportSummary } from '../../../../chain/block-importer.js';
 
 /** Exit code when the import itself fails (a bad file or block); parameter errors exit 2 like every command. */
 export const IMPORT_FAILED_EXIT_CODE = 1;
 
 export interface BlocksImportArgs {
-  files: string[];
-  skipPowValidation: boolean;
-  /** Words that are node options, resolved with the words before the subcommand. */
-  nodeArgv: string[];
-}
-
-const BOOLEAN_TEXT = /^(true|false)$/i;
-
-/** Splits the subcommand's own options from node options. Throws CliUsageError with picocli's wording. */
-export function parseBlocksImportArgs(argv: readonly string[]): BlocksImportArgs {
-  const args: BlocksImportArgs = { files: [], skipPowValidation: false, nodeArgv: [] };
-  for (let i = 0; i < argv.length; i++) {
-    const word = argv[i]!;
-    const [name, attached] = word.startsWith('--') && word.includes('=') ? [word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1)] : [word, undefined];
-    if (name === '--from') {
-      const value = attached ?? argv[++i];
-      if (value === undefined || value.startsWith('--')) throw new CliUsageError("Missing required parameter for option '--from' (<FILE>)");
-      args.files.push(...value.split(',').filter((file) => file !== ''));
-    } else if (name === '--skip-pow-validation-enabled') {
-      const next = argv[i + 1];
-      const text = attached ?? (next !== undefined && BOOLEAN_TEXT.test(next) ? argv[++i]! : 'true');
-      if (!BOOLEAN_TEXT.test(text)) {
-        throw new CliUsageError(`Invalid value for option '--skip-pow-validation-enabled': '${text}' is not a boolean`);
-      }
-      args.skipPowValidation = text.toLowerCase() === 'true';
-    } else if (name === '--format') {
-      const value = attached ?? argv[++i];
-      if (value === undefined || value.toUpperCase() !== 'RLP') {
-        throw new CliUsageError(`Invalid value for option '--format': expected one of [RLP] (case-insensitive) but was '${value ?? ''}'`);
-      }
-    } else {
-      args.nodeArgv.push(word);
-    }
-  }
-  if (args.files.length === 0) throw new CliUsageError('No files specified to import.');
-  return args;
+  readonly files: readonly string[];
+  readonly skipPowValidation: boolean;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -115,25 +81,34 @@ function toHex(bytes: Uint8Array): string {
 // The command
 // ---------------------------------------------------------------------------------------------
 
-export class BlocksImportCommand extends BasaltCommand {
-  static override id = 'blocks import';
-  static override summary = 'Import blocks from a file of concatenated RLP blocks';
+export default class BlocksImportCommand extends BasaltCommand {
+  static override summary = 'Import blocks from a file of concatenated RLP blocks.';
+  static override description =
+    'Node options (--data-path, --genesis-file, --network, ...) may come before `blocks import`, as with Besu, or among its flags.';
+  static override usage = '--from=<FILE>[,<FILE>...] [--skip-pow-validation-enabled] [--format=<FORMAT>] [NODE OPTIONS]';
+  static override examples = ['<%= config.bin %> --genesis-file=genesis.json --data-path=/var/lib/basalt blocks import --from=chain.blocks'];
+  static override flags = {
+    from: Flags.string({ summary: 'File containing blocks to import.', helpValue: '<FILE>', multiple: true, delimiter: ',' }),
+    'skip-pow-validation-enabled': Flags.boolean({ summary: 'Skip proof of work validation when importing.' }),
+    format: Flags.string({ summary: 'The type of data to be imported, possible values are: RLP.', helpValue: '<FORMAT>', default: 'RLP' }),
+  };
+  /** Node options among the flags are taken out before oclif parses (see separateNodeOptions). */
+  static override strict = false;
 
   async run(): Promise<number> {
     const { env, readFile, stdout, stderr, parentArgv } = this.context;
-    let args: BlocksImportArgs;
-    let options: NodeOptions;
-    try {
-      args = parseBlocksImportArgs(this.argv);
-      options = resolveOptions([...parentArgv, ...args.nodeArgv], env, readFile);
-    } catch (error) {
-      if (!(error instanceof CliUsageError)) throw error;
-      stderr(formatUsageError(error));
-      return USAGE_ERROR_EXIT_CODE;
+    const { own, nodeArgv } = separateNodeOptions(this.argv, BlocksImportCommand.flags);
+    const { flags } = await this.parse({ flags: BlocksImportCommand.flags, strict: true }, own);
+    if (flags.format.toUpperCase() !== 'RLP') {
+      throw invalidValue('--format', `expected one of [RLP] (case-insensitive) but was '${flags.format}'`);
     }
+    const files = (flags.from ?? []).filter((file) => file !== '');
+    if (files.length === 0) throw new CliUsageError('No files specified to import.');
+    const options = resolveOptions([...parentArgv, ...nodeArgv], env, readFile);
+
     const terminal = process.stderr.isTTY === true;
     try {
-      return await importFiles(args, options, {
+      return await importFiles({ files, skipPowValidation: flags['skip-pow-validation-enabled'] }, options, {
         out: stdout,
         progress: terminal ? (p) => stderr(`\r${progressBar(p)}`) : (p) => stdout(`${progressLine(p)}\n`),
         endProgress: terminal ? () => stderr('\n') : () => undefined,
@@ -157,12 +132,12 @@ interface ImportOutput {
 async function importFiles(args: BlocksImportArgs, options: NodeOptions, output: ImportOutput): Promise<number> {
   // Loaded here so that parameter errors never load RocksDB or the EVM.
   const [{ resolveNetwork }, { chainSpecFromGenesis }, { Chain }, { parseGenesisJson }, importer, blockFile, { Piscina }] = await Promise.all([
-    import('../../supervisor/network.js'),
-    import('../../../chain/network-spec.js'),
-    import('../../../chain/chain.js'),
-    import('../../../shared/ethereum/genesis.js'),
-    import('../../../chain/block-importer.js'),
-    import('../../../chain/block-file.js'),
+    import('../../../supervisor/network.js'),
+    import('../../../../chain/network-spec.js'),
+    import('../../../../chain/chain.js'),
+    import('../../../../shared/ethereum/genesis.js'),
+    import('../../../../chain/block-importer.js'),
+    import('../../../../chain/block-file.js'),
     import('piscina'),
   ]);
   const network = resolveNetwork(options);
@@ -172,14 +147,14 @@ async function importFiles(args: BlocksImportArgs, options: NodeOptions, output:
   mkdirSync(dataPath, { recursive: true });
 
   const recovery = new Piscina({
-    filename: new URL('../../../../workers/tasks/sender-recovery.task.js', import.meta.url).href,
+    filename: new URL('../../../../../workers/tasks/sender-recovery.task.js', import.meta.url).href,
     workerData: { genesisJson: network.genesisJson },
     maxThreads: Math.max(1, availableParallelism() - 1),
     idleTimeout: 5_000,
   });
   const chain = await Chain.open(dataPath, spec);
   try {
-    const checks = await (await import('../../../chain/import-rules.js')).importChecksFor(chain, genesis, args.skipPowValidation);
+    const checks = await (await import('../../../../chain/import-rules.js')).importChecksFor(chain, genesis, args.skipPowValidation);
     output.out(`Importing into ${dataPath}, chain head #${chain.getHead().number} ${toHex(chain.getHead().hash)}\n`);
     for (const file of args.files) {
       let data: Uint8Array;
