@@ -134,6 +134,10 @@ test('help: `help` is `--help`; topics and subcommands get their own', (t) => {
 
 test('a help or version option before the subcommand is the node\'s', (t) => {
   t.is(basalt(['--version', 'blocks', 'import']).stdout, `basalt/v${PACKAGE_VERSION}\n`);
+  // ...and a subcommand answers its own --version the same way, without running.
+  const own = basalt(['blocks', 'import', '--version']);
+  t.is(own.code, 0);
+  t.is(own.stdout, `basalt/v${PACKAGE_VERSION}\n`);
   t.true(basalt(['-h', 'blocks']).stdout.startsWith('Usage:\n\nbasalt [OPTIONS] [COMMAND]\n'));
 });
 

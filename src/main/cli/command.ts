@@ -57,6 +57,11 @@ export abstract class BasaltCommand extends Command {
 
   /** Resolves with the process exit code. */
   abstract override run(): Promise<number>;
+
+  /** What `--version` prints, for the node and every subcommand alike. */
+  protected versionLine(): string {
+    return `${this.config.bin}/v${this.config.version}\n`;
+  }
 }
 
 /** What separateNodeOptions needs of a command's oclif flags. */

@@ -22,7 +22,7 @@ export class NodeCommand extends BasaltCommand {
         stdout(renderHelp(commandSummaries(this.config)));
         return 0;
       case 'version':
-        stdout(`${this.config.bin}/v${this.config.version}\n`);
+        stdout(this.versionLine());
         return 0;
       case 'run':
         try {

@@ -91,6 +91,7 @@ export default class BlocksImportCommand extends BasaltCommand {
     from: Flags.string({ summary: 'File containing blocks to import.', helpValue: '<FILE>', multiple: true, delimiter: ',' }),
     'skip-pow-validation-enabled': Flags.boolean({ summary: 'Skip proof of work validation when importing.' }),
     format: Flags.string({ summary: 'The type of data to be imported, possible values are: RLP.', helpValue: '<FORMAT>', default: 'RLP' }),
+    version: Flags.boolean({ summary: 'Print version information and exit.' }),
   };
   /** Node options among the flags are taken out before oclif parses (see separateNodeOptions). */
   static override strict = false;
@@ -99,6 +100,10 @@ export default class BlocksImportCommand extends BasaltCommand {
     const { env, readFile, stdout, stderr, parentArgv } = this.context;
     const { own, nodeArgv } = separateNodeOptions(this.argv, BlocksImportCommand.flags);
     const { flags } = await this.parse({ flags: BlocksImportCommand.flags, strict: true }, own);
+    if (flags.version) {
+      stdout(this.versionLine());
+      return 0;
+    }
     if (flags.format.toUpperCase() !== 'RLP') {
       throw invalidValue('--format', `expected one of [RLP] (case-insensitive) but was '${flags.format}'`);
     }
