@@ -12,6 +12,7 @@ import { CliUsageError, invalidValue, USAGE_ERROR_EXIT_CODE } from '../../errors
 import { resolveOptions } from '../../resolve.js';
 import type { NodeOptions } from '../../options.js';
 import type { ImportProgress, ImportSummary } from '../../../../chain/block-importer.js';
+import type recoverSenders from '../../../../../workers/tasks/sender-recovery.task.js';
 
 /** Exit code when the import itself fails (a bad file or block); parameter errors exit 2 like every command. */
 export const IMPORT_FAILED_EXIT_CODE = 1;
@@ -136,14 +137,14 @@ interface ImportOutput {
 /** Opens the chain of the data path, imports every file in order and closes it; resolves with the exit code. */
 async function importFiles(args: BlocksImportArgs, options: NodeOptions, output: ImportOutput): Promise<number> {
   // Loaded here so that parameter errors never load RocksDB or the EVM.
-  const [{ resolveNetwork }, { chainSpecFromGenesis }, { Chain }, { parseGenesisJson }, importer, blockFile, { Piscina }] = await Promise.all([
+  const [{ resolveNetwork }, { chainSpecFromGenesis }, { Chain }, { parseGenesisJson }, importer, blockFile, { TaskPool }] = await Promise.all([
     import('../../../supervisor/network.js'),
     import('../../../../chain/network-spec.js'),
     import('../../../../chain/chain.js'),
     import('../../../../shared/ethereum/genesis.js'),
     import('../../../../chain/block-importer.js'),
     import('../../../../chain/block-file.js'),
-    import('piscina'),
+    import('../../../../shared/util/task-pool.js'),
   ]);
   const network = resolveNetwork(options);
   const genesis = parseGenesisJson(network.genesisJson);
@@ -151,8 +152,7 @@ async function importFiles(args: BlocksImportArgs, options: NodeOptions, output:
   const dataPath = resolvePath(options.dataPath);
   mkdirSync(dataPath, { recursive: true });
 
-  const recovery = new Piscina({
-    filename: new URL('../../../../../workers/tasks/sender-recovery.task.js', import.meta.url).href,
+  const recovery = new TaskPool<typeof recoverSenders>(new URL('../../../../../workers/tasks/sender-recovery.task.js', import.meta.url), {
     workerData: { genesisJson: network.genesisJson },
     maxThreads: Math.max(1, availableParallelism() - 1),
     idleTimeout: 5_000,
