@@ -24,28 +24,9 @@ import {
   type CallRequest,
 } from './params.js';
 import type { Json, Wire } from './types.js';
+import type { MethodGroup } from './api-groups.js';
 import { parityMethods } from './methods/besu-methods.js';
 import { qbftMethods } from './methods/qbft-methods.js';
-
-/** API groups as named by `--rpc-http-api` (matched exactly, uppercase). */
-export type ApiGroup =
-  | 'ETH'
-  | 'NET'
-  | 'WEB3'
-  | 'ADMIN'
-  | 'DEBUG'
-  | 'MINER'
-  | 'PERM'
-  | 'TXPOOL'
-  | 'TRACE'
-  | 'PLUGINS'
-  | 'IBFT'
-  | 'ENGINE'
-  | 'QBFT'
-  | 'TESTING';
-
-/** `RPC` is the pseudo-group of `rpc_modules`, enabled whenever at least one API group is. */
-export type MethodGroup = ApiGroup | 'RPC';
 
 /** Who answers a method: an actor, or the transport itself without a hop. */
 export type Owner = 'chain' | 'txpool' | 'consensus' | 'p2p' | 'transport';
