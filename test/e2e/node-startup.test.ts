@@ -46,6 +46,20 @@ test('a missing or malformed genesis file is refused with its reason', async (t)
   removeDataPath(dataPath);
 });
 
+test('a node key file not in Besu\'s format is refused, naming the file', async (t) => {
+  const dataPath = tempDataPath();
+  const keyPath = join(dataPath, 'node.key');
+  writeFileSync(keyPath, 'not a key\n');
+  const given = await run(['--network=dev', `--node-private-key-file=${keyPath}`, `--data-path=${dataPath}`]);
+  t.is(given.code, 2);
+  t.true(given.output.includes(`Failed to start Basalt: Private key cannot be loaded from file ${keyPath}: expected 64 hex digits (0x optional) and nothing else`), given.output);
+
+  const missing = await run(['--network=dev', `--node-private-key-file=${join(dataPath, 'absent.key')}`, `--data-path=${dataPath}`]);
+  t.is(missing.code, 2);
+  t.true(missing.output.includes(`Failed to start Basalt: Private key file doesn't exist: ${join(dataPath, 'absent.key')}`), missing.output);
+  removeDataPath(dataPath);
+});
+
 test('a busy devp2p port is refused with Besu\'s message', async (t) => {
   const p2pPort = await freePort();
   const node = await startDevNode({ args: ['--p2p-enabled=true', `--p2p-port=${p2pPort}`] });
