@@ -3,7 +3,7 @@ import { RLP } from '@ethereumjs/rlp';
 import { bigIntToUnpaddedBytes, bytesToBigInt, bytesToHex } from '@ethereumjs/util';
 import type { KvOp, KvStore } from './kv-store.js';
 import { decodeReceipts, encodeReceipts } from './receipt-codec.js';
-import { Prefix, canonicalKey, metaKey, MetaKey, prefixed, SCHEMA_VERSION } from './storage-schema.js';
+import { Prefix, canonicalKey, decodeSchemaVersion, encodeSchemaVersion, metaKey, MetaKey, prefixed, SCHEMA_VERSION } from './storage-schema.js';
 import type { StoredReceipt, TxLocation } from '../shared/ethereum/chain-records.js';
 
 /** How many recent blocks stay decoded in memory: reads of the head area never touch RocksDB. */
@@ -28,6 +28,12 @@ export class ChainStore {
 
   async getGenesisHash(): Promise<Uint8Array | undefined> {
     return this.kv.get(metaKey(MetaKey.genesis));
+  }
+
+  /** The storage layout version the database was written with; undefined when none is stored. */
+  async getSchemaVersion(): Promise<bigint | undefined> {
+    const bytes = await this.kv.get(metaKey(MetaKey.schemaVersion));
+    return bytes === undefined ? undefined : decodeSchemaVersion(bytes);
   }
 
   async getCanonicalHash(blockNumber: bigint): Promise<Uint8Array | undefined> {
@@ -101,7 +107,7 @@ export class ChainStore {
   genesisOps(genesisHash: Uint8Array): KvOp[] {
     return [
       { type: 'put', key: metaKey(MetaKey.genesis), value: genesisHash },
-      { type: 'put', key: metaKey(MetaKey.schemaVersion), value: bigIntToUnpaddedBytes(BigInt(SCHEMA_VERSION)) },
+      { type: 'put', key: metaKey(MetaKey.schemaVersion), value: encodeSchemaVersion(SCHEMA_VERSION) },
     ];
   }
 

@@ -28,6 +28,7 @@ import type { BlockValidation, ExecutedBlock } from './block-validation.js';
 import { InvalidBlockError, firstLine, validateBody, validateHeader } from './import-rules.js';
 import type { ChainImportRules, ImportRuleOptions } from './import-rules.js';
 import { StateDb } from './state-db.js';
+import { schemaVersionMismatch } from './storage-schema.js';
 import { txCommonFor } from '../shared/ethereum/tx-common.js';
 import { effectiveGasPrice } from '../shared/ethereum/fees.js';
 import type { StoredReceipt } from '../shared/ethereum/chain-records.js';
@@ -103,7 +104,7 @@ export class Chain {
       const buildVm = await newVm(stateDb);
       const readVm = await newVm(stateDb);
       const chain = new Chain(spec, kv, store, stateDb, buildVm, readVm, newVm, kzgVerifier);
-      await chain.initialise();
+      await chain.initialise(location);
       return chain;
     } catch (err) {
       await kv.close().catch(() => undefined);
@@ -296,8 +297,11 @@ export class Chain {
     return next;
   }
 
-  private async initialise(): Promise<void> {
+  private async initialise(location: string): Promise<void> {
     const headHash = await this.store.getHeadHash();
+    // Before anything is read in the layout this build assumes, or written.
+    const mismatch = schemaVersionMismatch(location, await this.store.getSchemaVersion(), headHash !== undefined);
+    if (mismatch !== undefined) throw new Error(mismatch);
     if (headHash === undefined) {
       await this.writeGenesis();
       return;

@@ -2,9 +2,9 @@
  * eth_config (EIP-7910): the fork configuration in force at the head, the next scheduled one and the
  * last scheduled one. Besu prints every object with its keys sorted, so this does too.
  */
-import { crc32 } from 'node:zlib';
 import type { HardforkTransitionConfig } from '@ethereumjs/common';
 import type { Json } from '../shared/rpc/types.js';
+import { forkHashHex, forkIdAtActivation, forkSchedule, hardforkActivation } from '../shared/ethereum/fork-id.js';
 
 /** Where each precompile arrives (EIP-7910 names). */
 const PRECOMPILES: readonly { name: string; address: number; fork: string }[] = [
@@ -65,6 +65,7 @@ interface Activation {
 /** The eth_config answer: `{current, next, last}` (next/last null when nothing more is scheduled). */
 export async function ethConfig(ctx: ForkConfigContext): Promise<Json> {
   const activations = groupActivations(ctx.schedule);
+  const forkIds = forkSchedule(ctx.genesisHash, ctx.genesisTimestamp, activations);
   const current = activations.findIndex((a) => a.forks.includes(ctx.headFork));
   if (current < 0) throw new Error(`the head's hardfork ${ctx.headFork} is not in the schedule`);
   const describe = async (index: number): Promise<Json> => {
@@ -75,7 +76,7 @@ export async function ethConfig(ctx: ForkConfigContext): Promise<Json> {
     const blobs = [...BLOB_SCHEDULES].reverse().find((s) => forksSoFar.includes(s.fork));
     if (blobs) config.blobSchedule = { baseFeeUpdateFraction: blobs.baseFeeUpdateFraction, max: blobs.max, target: blobs.target };
     config.chainId = `0x${ctx.chainId.toString(16)}`;
-    config.forkId = forkHash(ctx, activations.slice(1, index + 1));
+    config.forkId = forkHashHex(forkIdAtActivation(forkIds, activation));
     config.precompiles = sortedObject(
       PRECOMPILES.filter((p) => forksSoFar.includes(p.fork)).map((p) => [p.name, `0x${p.address.toString(16).padStart(40, '0')}`]),
     );
@@ -98,8 +99,7 @@ export async function ethConfig(ctx: ForkConfigContext): Promise<Json> {
 function groupActivations(schedule: readonly HardforkTransitionConfig[]): Activation[] {
   const groups: Activation[] = [];
   for (const entry of schedule) {
-    const block = entry.block === null || entry.block === undefined ? undefined : BigInt(entry.block);
-    const timestamp = block === undefined && entry.timestamp !== undefined ? BigInt(entry.timestamp) : undefined;
+    const { block, timestamp } = hardforkActivation(entry);
     // A fork with neither (Paris by total difficulty) switches with the previous group.
     const previous = groups[groups.length - 1];
     if (previous && ((block === undefined && timestamp === undefined) || (block !== undefined && previous.block === block) || (timestamp !== undefined && previous.timestamp === timestamp))) {
@@ -116,22 +116,6 @@ async function activationTime(activation: Activation, ctx: ForkConfigContext): P
   if (activation.block === undefined || activation.block === 0n) return 0;
   const timestamp = await ctx.blockTimestamp(activation.block);
   return timestamp === undefined ? null : Number(timestamp);
-}
-
-/** EIP-2124/6122: CRC32 of the genesis hash and every activation after genesis, up to this one. */
-function forkHash(ctx: ForkConfigContext, activations: readonly Activation[]): string {
-  let checksum = crc32(ctx.genesisHash);
-  const seen = new Set<bigint>();
-  for (const activation of activations) {
-    const at = activation.block ?? activation.timestamp;
-    if (at === undefined || at === 0n || seen.has(at)) continue;
-    if (activation.timestamp !== undefined && activation.timestamp <= ctx.genesisTimestamp) continue;
-    seen.add(at);
-    const bytes = Buffer.alloc(8);
-    bytes.writeBigUInt64BE(at);
-    checksum = crc32(bytes, checksum);
-  }
-  return `0x${(checksum >>> 0).toString(16).padStart(8, '0')}`;
 }
 
 function sortedObject(entries: readonly (readonly [string, Json])[]): { [key: string]: Json } {

@@ -12,6 +12,8 @@
  * | `t`    | transaction hash            | RLP [block hash, index]                       |
  * | `s`    | trie node key from the MPT  | world-state trie node or contract code        |
  */
+import { bigIntToUnpaddedBytes, bytesToBigInt } from '@ethereumjs/util';
+
 export const Prefix = {
   meta: 0x6d, // 'm'
   canonical: 0x6e, // 'n'
@@ -28,11 +30,36 @@ export const MetaKey = {
   head: 'head',
   /** Hash of the genesis block; a data path initialised with another genesis is refused. */
   genesis: 'genesis',
-  /** Storage layout version, so a future layout change can migrate or refuse. */
+  /**
+   * Storage layout version, minimal big-endian bytes. Written in the genesis batch (so every database
+   * Basalt has written holds one) and checked on open: see `schemaVersionMismatch`.
+   */
   schemaVersion: 'schemaVersion',
 } as const;
 
-export const SCHEMA_VERSION = 1;
+/** The layout this build reads and writes. Change it with any change to the layout above. */
+export const SCHEMA_VERSION = 1n;
+
+export function encodeSchemaVersion(version: bigint): Uint8Array {
+  return bigIntToUnpaddedBytes(version);
+}
+
+export function decodeSchemaVersion(bytes: Uint8Array): bigint {
+  return bytesToBigInt(bytes);
+}
+
+/**
+ * Why the database at `location` cannot be opened with this build's layout, or undefined. A database
+ * holding a chain without a version was not written by Basalt, whose genesis batch carries the version.
+ */
+export function schemaVersionMismatch(location: string, stored: bigint | undefined, holdsChain: boolean): string | undefined {
+  const remedy = 'Use a new --data-path or re-import the chain.';
+  if (stored === undefined) {
+    return holdsChain ? `Database at ${location} holds a chain but no schema version, so Basalt did not write it; this Basalt reads version ${SCHEMA_VERSION}. ${remedy}` : undefined;
+  }
+  if (stored === SCHEMA_VERSION) return undefined;
+  return `Database at ${location} was written by schema version ${stored}; this Basalt reads version ${SCHEMA_VERSION}. ${remedy}`;
+}
 
 export function prefixed(prefix: number, key: Uint8Array): Uint8Array {
   const out = new Uint8Array(key.length + 1);

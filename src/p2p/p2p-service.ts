@@ -23,8 +23,9 @@ import type { Genesis } from '../shared/ethereum/genesis.js';
 import type { Json } from '../shared/rpc/types.js';
 import { nodeIdOf } from '../shared/ethereum/enode.js';
 import type { Enode } from '../shared/ethereum/enode.js';
-import { checkRemoteStatus, forkSchedule } from './eth-status.js';
-import type { EthStatus, ForkSchedule } from './eth-status.js';
+import { checkRemoteStatus, genesisForkSchedule } from './eth-status.js';
+import type { EthStatus } from './eth-status.js';
+import type { ForkSchedule } from '../shared/ethereum/fork-id.js';
 import { ISTANBUL_CAPABILITY, IstanbulProtocol } from './istanbul-protocol.js';
 import { nodeInfo, localEnode, peerInfo } from './node-info.js';
 import { PeerTable, DEFAULT_BACKOFF } from './peer-table.js';
@@ -163,7 +164,7 @@ export class P2pService {
   ) {
     this.id = nodeIdOf(config.privateKey);
     this.idHex = hex(this.id);
-    this.schedule = forkSchedule(config.genesis, config.genesisHash);
+    this.schedule = genesisForkSchedule(config.genesis, config.genesisHash);
     this.common = devp2pCommon(config.genesis, config.genesisHash, config.networkId);
     this.table = new PeerTable(config.backoff ?? DEFAULT_BACKOFF);
     this.sent = new RecentKeys(config.gossipedHistoryLimit ?? 1000);

@@ -1,7 +1,9 @@
 /**
  * The decisions the JSON-RPC HTTP port makes before JSON-RPC starts (spec rpc-auth-cli.md §1.1,
- * §1.9, §1.10, §9), as pure functions so they are tested without sockets.
+ * §1.9, §1.10, §9), as pure functions so they are tested without sockets. `createHttpPolicy` puts
+ * them in Besu's router order for every route of every transport.
  */
+import { STATUS_CODES } from 'node:http';
 import { prettyJson } from './jsonrpc.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -121,7 +123,10 @@ export function healthBody(up: boolean): string {
 // Routes
 // ---------------------------------------------------------------------------------------------
 
-export type RouteAction = 'jsonrpc' | 'created' | 'liveness' | 'readiness' | 'login' | 'not-found' | 'method-not-allowed';
+export type RouteAction = ServedRoute | 'not-found' | 'method-not-allowed';
+
+/** The routes a transport serves once the policy lets a request through. */
+export type ServedRoute = 'jsonrpc' | 'created' | 'liveness' | 'readiness' | 'login';
 
 const ROUTES: ReadonlyMap<string, ReadonlyMap<string, RouteAction>> = new Map([
   [
@@ -158,4 +163,128 @@ export function acceptsJson(accept: string | undefined): boolean {
     const quality = parameters.find((parameter) => parameter.startsWith('q='));
     return quality === undefined || Number(quality.slice(2)) > 0;
   });
+}
+
+/** Routes declared as producing JSON: an Accept header that excludes it is answered 406. */
+const PRODUCES_JSON: ReadonlySet<ServedRoute> = new Set<ServedRoute>(['jsonrpc', 'login']);
+
+// ---------------------------------------------------------------------------------------------
+// The policy: host allow-list → CORS → body size → route → Accept
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * What the policy reads of a request. Headers are as the transport received them, `undefined` when
+ * absent (a transport that cannot tell an empty header from a missing one passes `undefined`).
+ */
+export interface HttpRequestFacts {
+  /** Upper case, as on the request line. */
+  method: string;
+  /** Without the query string. */
+  path: string;
+  host: string | undefined;
+  origin: string | undefined;
+  contentLength: string | undefined;
+  accept: string | undefined;
+  accessControlRequestMethod: string | undefined;
+}
+
+export type HttpHeaders = readonly (readonly [name: string, value: string])[];
+
+/** The policy answers the request itself: write this and serve nothing. */
+export interface HttpAnswer {
+  readonly kind: 'answer';
+  readonly status: number;
+  /** The reason phrase of the status line. */
+  readonly reason: string;
+  /** Written in this order, before any header of the transport's own. */
+  readonly headers: HttpHeaders;
+  /** Empty for no body. */
+  readonly body: string;
+  /** Close the connection after the answer (the rest of the body is not read). */
+  readonly closeConnection: boolean;
+}
+
+/** The request passed: serve `route` and write `headers` (CORS) with whatever it answers. */
+export interface HttpProceed {
+  readonly kind: 'proceed';
+  readonly route: ServedRoute;
+  readonly headers: HttpHeaders;
+}
+
+export type HttpVerdict = HttpAnswer | HttpProceed;
+
+export interface HttpPolicyConfig {
+  /** `--host-allowlist` entries (`*` accepts any Host). */
+  hostAllowlist: readonly string[];
+  /** `--rpc-http-cors-origins` entries (regular expressions; `*`/`all` any origin). */
+  corsOrigins: readonly string[];
+  /** `--rpc-http-max-request-content-length`, bytes. */
+  maxRequestContentLength: number;
+}
+
+const NO_HEADERS: HttpHeaders = [];
+
+function answer(status: number, options: { reason?: string; headers?: HttpHeaders; body?: string; closeConnection?: boolean } = {}): HttpAnswer {
+  return {
+    kind: 'answer',
+    status,
+    reason: options.reason ?? STATUS_CODES[status]!,
+    headers: options.headers ?? NO_HEADERS,
+    body: options.body ?? '',
+    closeConnection: options.closeConnection ?? false,
+  };
+}
+
+const HOST_REJECTED = answer(403, { headers: [['content-type', 'application/json; charset=utf-8']], body: HOST_REJECTED_BODY });
+const CORS_REJECTED = answer(403, { body: CORS_REJECTED_BODY });
+const TOO_LARGE_BODY = 'Request Entity Too Large';
+const TOO_LARGE = answer(413, { reason: TOO_LARGE_BODY, body: TOO_LARGE_BODY, closeConnection: true });
+const NOT_FOUND = answer(404, { headers: [['content-type', 'text/html; charset=utf-8']], body: NOT_FOUND_BODY });
+const METHOD_NOT_ALLOWED = answer(405);
+const NOT_ACCEPTABLE = answer(406);
+const PREFLIGHT = answer(204, { headers: [['access-control-allow-headers', CORS_ALLOWED_HEADERS]] });
+
+/** `answer` with the CORS headers of an allowed Origin first (the CORS step has already added them). */
+function withCors(cors: HttpHeaders, base: HttpAnswer): HttpAnswer {
+  return cors === NO_HEADERS ? base : { ...base, headers: [...cors, ...base.headers] };
+}
+
+/** The verdicts of requests without an Origin, made once: the common case allocates nothing. */
+const PROCEED_WITHOUT_CORS: ReadonlyMap<ServedRoute, HttpProceed> = new Map(
+  (['jsonrpc', 'created', 'liveness', 'readiness', 'login'] as const).map((route) => [route, { kind: 'proceed', route, headers: NO_HEADERS }]),
+);
+
+/**
+ * Besu's router order for every request (§1.1): host allow-list (403), CORS (403 for an Origin not
+ * allowed, 204 for a preflight), declared body size (413), route (404/405), Accept on the routes
+ * producing JSON (406). A verdict that lets the request through carries the CORS headers every
+ * answer to it must have; so does every later answer of the policy.
+ */
+export function createHttpPolicy(cfg: HttpPolicyConfig): (request: HttpRequestFacts) => HttpVerdict {
+  const hostAllowed = createHostAllowlist(cfg.hostAllowlist);
+  const originAllowed = createCorsPolicy(cfg.corsOrigins);
+  return (request) => {
+    if (!hostAllowed(request.host)) return HOST_REJECTED;
+
+    let cors = NO_HEADERS;
+    const origin = request.origin;
+    if (origin !== undefined) {
+      if (!originAllowed(origin)) return CORS_REJECTED;
+      cors = [['access-control-allow-origin', origin], ['vary', 'origin']];
+      if (request.method === 'OPTIONS' && request.accessControlRequestMethod !== undefined) return withCors(cors, PREFLIGHT);
+    }
+
+    if (Number(request.contentLength || 0) > cfg.maxRequestContentLength) return withCors(cors, TOO_LARGE);
+
+    const route = resolveRoute(request.method, request.path);
+    if (route === 'not-found') return withCors(cors, NOT_FOUND);
+    if (route === 'method-not-allowed') return withCors(cors, METHOD_NOT_ALLOWED);
+    if (PRODUCES_JSON.has(route) && !acceptsJson(request.accept)) return withCors(cors, NOT_ACCEPTABLE);
+    return cors === NO_HEADERS ? PROCEED_WITHOUT_CORS.get(route)! : { kind: 'proceed', route, headers: cors };
+  };
+}
+
+/** The answer to a request let through whose body, read in chunks, outgrew the limit after all. */
+export function bodyTooLarge(verdict: HttpProceed): HttpAnswer {
+  return withCors(verdict.headers, TOO_LARGE);
 }

@@ -2,28 +2,17 @@
  * The JSON-RPC HTTP port on hyper-express (uWebSockets.js). Several worker threads may each start
  * one on the same port: uWS listens with SO_REUSEPORT and the kernel spreads connections.
  *
- * Every request goes through Besu's router order (§1.1): host allow-list → CORS → body size limit →
- * route → JSON-RPC. Sharing a port needs a fixed port number: Linux does not share a port that was
- * first bound as ephemeral (port 0). Routing is done here rather than by hyper-express so that the 404/405 answers,
- * and the order of the checks before them, are exactly Besu's.
+ * Every request goes through the one HTTP policy (http-policy.ts: host allow-list → CORS → body size
+ * limit → route → Accept) before anything is served. Sharing a port needs a fixed port number: Linux
+ * does not share a port that was first bound as ephemeral (port 0). Routing is done by the policy
+ * rather than by hyper-express so that the 404/405 answers, and the order of the checks before them,
+ * are exactly Besu's.
  */
 import { Server, type Request, type Response } from 'hyper-express';
 import type { HttpListenConfig } from '../shared/actors/worker-data.js';
 import type { JsonRpcContext, RpcCaller } from './jsonrpc.js';
 import { Logger } from '../shared/util/log.js';
-import {
-  acceptsJson,
-  CORS_ALLOWED_HEADERS,
-  CORS_REJECTED_BODY,
-  createCorsPolicy,
-  createHostAllowlist,
-  healthBody,
-  HOST_REJECTED_BODY,
-  isReady,
-  NOT_FOUND_BODY,
-  resolveRoute,
-  type HealthSnapshot,
-} from './http-policy.js';
+import { createHttpPolicy, healthBody, isReady, type HealthSnapshot, type HttpAnswer, type HttpHeaders } from './http-policy.js';
 import { serveJsonRpc } from './jsonrpc-route.js';
 import { assertNativeUws } from '../shared/uws-native.js';
 
@@ -45,49 +34,33 @@ export interface HttpServerHandle {
 
 /**
  * hyper-express enforces its body limit before any handler runs, which would put the size check
- * ahead of the host and CORS checks. It is disabled, and the limit is applied in `handle`.
+ * ahead of the host and CORS checks. It is disabled, and the policy applies the limit.
  */
 const UNLIMITED = Number.MAX_SAFE_INTEGER;
 
 export async function startHttpServer(cfg: HttpServerConfig): Promise<HttpServerHandle> {
   assertNativeUws();
-  const hostAllowed = createHostAllowlist(cfg.hostAllowlist);
-  const originAllowed = createCorsPolicy(cfg.corsOrigins);
+  const policy = createHttpPolicy(cfg);
   const timeoutMs = (cfg.timeoutSeconds ?? 30) * 1000;
   const rpc: JsonRpcContext = { maxBatchSize: cfg.maxBatchSize, prettyPrint: cfg.prettyPrint, call: cfg.call };
 
   const handle = async (request: Request, response: Response): Promise<void> => {
     const headers = request.headers;
-    if (!hostAllowed(headers.host)) {
-      response.status(403).header('content-type', 'application/json; charset=utf-8').send(HOST_REJECTED_BODY);
+    const verdict = policy({
+      method: request.method,
+      path: request.path,
+      host: headers.host,
+      origin: headers.origin,
+      contentLength: headers['content-length'],
+      accept: headers.accept,
+      accessControlRequestMethod: headers['access-control-request-method'],
+    });
+    if (verdict.kind === 'answer') {
+      sendAnswer(response, verdict);
       return;
     }
-
-    const origin = headers.origin;
-    if (origin !== undefined) {
-      if (!originAllowed(origin)) {
-        response.status(403).send(CORS_REJECTED_BODY);
-        return;
-      }
-      response.header('access-control-allow-origin', origin).header('vary', 'origin');
-      if (request.method === 'OPTIONS' && headers['access-control-request-method'] !== undefined) {
-        response.status(204).header('access-control-allow-headers', CORS_ALLOWED_HEADERS).send();
-        return;
-      }
-    }
-
-    if (Number(headers['content-length'] ?? 0) > cfg.maxRequestContentLength) {
-      sendTooLarge(response);
-      return;
-    }
-
-    switch (resolveRoute(request.method, request.path)) {
-      case 'not-found':
-        response.status(404).header('content-type', 'text/html; charset=utf-8').send(NOT_FOUND_BODY);
-        return;
-      case 'method-not-allowed':
-        response.status(405).send();
-        return;
+    writeHeaders(response, verdict.headers);
+    switch (verdict.route) {
       case 'created':
         response.status(201).send();
         return;
@@ -100,10 +73,6 @@ export async function startHttpServer(cfg: HttpServerConfig): Promise<HttpServer
         return;
       }
       case 'login':
-        if (!acceptsJson(headers.accept)) {
-          response.status(406).send();
-          return;
-        }
         response.status(400, 'Authentication not enabled').send();
         return;
       case 'jsonrpc':
@@ -120,13 +89,7 @@ export async function startHttpServer(cfg: HttpServerConfig): Promise<HttpServer
     response.atomic(() => response.status(500).send());
   });
   server.any('/*', handle);
-  const jsonRpcRoute = serveJsonRpc(server.uws_instance, {
-    hostAllowed,
-    originAllowed,
-    maxRequestContentLength: cfg.maxRequestContentLength,
-    timeoutMs,
-    rpc,
-  });
+  const jsonRpcRoute = serveJsonRpc(server.uws_instance, { policy, maxRequestContentLength: cfg.maxRequestContentLength, timeoutMs, rpc });
   try {
     await server.listen(cfg.port, cfg.host);
   } catch (err) {
@@ -146,7 +109,13 @@ export async function startHttpServer(cfg: HttpServerConfig): Promise<HttpServer
   };
 }
 
-function sendTooLarge(response: Response): void {
-  if (!response.completed) response.status(413, 'Request Entity Too Large').send('Request Entity Too Large', true);
+function writeHeaders(response: Response, headers: HttpHeaders): void {
+  for (const [name, value] of headers) response.header(name, value);
 }
 
+function sendAnswer(response: Response, answer: HttpAnswer): void {
+  // A body over the limit may still be streaming in; hyper-express may have answered on its own.
+  if (response.completed) return;
+  writeHeaders(response, answer.headers);
+  response.status(answer.status, answer.reason).send(answer.body === '' ? undefined : answer.body, answer.closeConnection);
+}

@@ -4,39 +4,36 @@
  * Why not through hyper-express like the other routes: it builds a request and a response object,
  * a stream and header maps for every request, which cost several times more than the JSON-RPC work
  * of a call like eth_blockNumber (measured with bench/rpc-throughput.ts). uWS ranks this static route
- * above hyper-express' catch-all, so the other paths keep their hyper-express handling, and the checks
- * run in the same order (host allow-list → CORS → body size → Accept → JSON-RPC).
+ * above hyper-express' catch-all, so the other paths keep their hyper-express handling; both ask the
+ * same policy (http-policy.ts) before serving anything.
  */
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
 import { handleJsonRpcBody, type HttpReply, type JsonRpcContext } from './jsonrpc.js';
 import { RpcErrors } from '../shared/rpc/errors.js';
-import { acceptsJson, CORS_REJECTED_BODY, HOST_REJECTED_BODY } from './http-policy.js';
+import { bodyTooLarge, type HttpAnswer, type HttpHeaders, type HttpProceed, type HttpRequestFacts, type HttpVerdict } from './http-policy.js';
 
 export interface JsonRpcRouteConfig {
-  hostAllowed(host: string | undefined): boolean;
-  originAllowed(origin: string): boolean;
+  policy(request: HttpRequestFacts): HttpVerdict;
+  /** The limit the policy checks a declared length against, applied here to chunked bodies as they arrive. */
   maxRequestContentLength: number;
   timeoutMs: number;
   rpc: JsonRpcContext;
 }
 
+/** Status lines of the answers JSON-RPC itself gives (handleJsonRpcBody, the timeout). */
 const STATUS_LINES: Record<number, string> = {
   200: '200 OK',
   400: '400 Bad Request',
   401: '401 Unauthorized',
-  403: '403 Forbidden',
-  406: '406 Not Acceptable',
   408: '408 Request Timeout',
-  413: '413 Request Entity Too Large',
 };
 const TIMEOUT_BODY = `{"jsonrpc":"2.0","id":null,"error":{"code":${RpcErrors.TIMEOUT_EXPIRED.code},"message":"${RpcErrors.TIMEOUT_EXPIRED.message}"}}`;
-const TOO_LARGE_BODY = 'Request Entity Too Large';
 
 /** A request whose answer has not been written yet; the sweeper answers it 408 once it is too old. */
 interface Pending {
   res: HttpResponse;
   startedAt: number;
-  allowOrigin: string | undefined;
+  verdict: HttpProceed;
   done: boolean;
 }
 
@@ -56,38 +53,27 @@ export function serveJsonRpc(app: TemplatedApp, cfg: JsonRpcRouteConfig): { clos
     if (p.done) return;
     p.done = true;
     pending.delete(p);
-    p.res.cork(() => writeJson(p.res, status, body, p.allowOrigin));
+    p.res.cork(() => writeJson(p.res, status, body, p.verdict.headers));
   };
 
   app.post('/', (res: HttpResponse, req: HttpRequest) => {
-    // uWS invalidates the request object when this function returns: read every header now.
-    const host = req.getHeader('host');
-    const origin = req.getHeader('origin');
-    const accept = req.getHeader('accept');
-    const contentLength = req.getHeader('content-length');
-
-    if (!cfg.hostAllowed(host === '' ? undefined : host)) {
-      res.writeStatus(STATUS_LINES[403]!).writeHeader('content-type', 'application/json; charset=utf-8').end(HOST_REJECTED_BODY);
-      return;
-    }
-    let allowOrigin: string | undefined;
-    if (origin !== '') {
-      if (!cfg.originAllowed(origin)) {
-        res.writeStatus(STATUS_LINES[403]!).end(CORS_REJECTED_BODY);
-        return;
-      }
-      allowOrigin = origin;
-    }
-    if (Number(contentLength || 0) > cfg.maxRequestContentLength) {
-      res.writeStatus(STATUS_LINES[413]!).end(TOO_LARGE_BODY, true);
-      return;
-    }
-    if (!acceptsJson(accept === '' ? undefined : accept)) {
-      res.writeStatus(STATUS_LINES[406]!).end();
+    // uWS invalidates the request object when this function returns: read every header now. uWS
+    // answers '' for a missing header; a present but empty one cannot be told apart.
+    const verdict = cfg.policy({
+      method: 'POST',
+      path: '/',
+      host: req.getHeader('host') || undefined,
+      origin: req.getHeader('origin') || undefined,
+      contentLength: req.getHeader('content-length') || undefined,
+      accept: req.getHeader('accept') || undefined,
+      accessControlRequestMethod: undefined,
+    });
+    if (verdict.kind === 'answer') {
+      writeAnswer(res, verdict);
       return;
     }
 
-    const p: Pending = { res, startedAt: Date.now(), allowOrigin, done: false };
+    const p: Pending = { res, startedAt: Date.now(), verdict, done: false };
     res.onAborted(() => {
       p.done = true;
       pending.delete(p);
@@ -100,7 +86,7 @@ export function serveJsonRpc(app: TemplatedApp, cfg: JsonRpcRouteConfig): { clos
       if (size > cfg.maxRequestContentLength) {
         // A chunked body that outgrew the limit: answer now and close the connection.
         p.done = true;
-        res.cork(() => res.writeStatus(STATUS_LINES[413]!).end(TOO_LARGE_BODY, true));
+        res.cork(() => writeAnswer(res, bodyTooLarge(verdict)));
         return;
       }
       if (!isLast) {
@@ -122,9 +108,19 @@ export function serveJsonRpc(app: TemplatedApp, cfg: JsonRpcRouteConfig): { clos
   };
 }
 
-function writeJson(res: HttpResponse, status: number, body: string, allowOrigin: string | undefined): void {
+function writeJson(res: HttpResponse, status: number, body: string, headers: HttpHeaders): void {
   res.writeStatus(STATUS_LINES[status] ?? `${status}`);
   res.writeHeader('content-type', 'application/json');
-  if (allowOrigin !== undefined) res.writeHeader('access-control-allow-origin', allowOrigin).writeHeader('vary', 'origin');
+  writeHeaders(res, headers);
   res.end(body);
+}
+
+function writeAnswer(res: HttpResponse, answer: HttpAnswer): void {
+  res.writeStatus(`${answer.status} ${answer.reason}`);
+  writeHeaders(res, answer.headers);
+  res.end(answer.body, answer.closeConnection);
+}
+
+function writeHeaders(res: HttpResponse, headers: HttpHeaders): void {
+  for (let i = 0; i < headers.length; i++) res.writeHeader(headers[i]![0], headers[i]![1]);
 }

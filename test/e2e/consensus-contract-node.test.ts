@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadDevNetwork } from '../../src/shared/ethereum/genesis.js';
+import { formatNodeKey } from '../../src/shared/ethereum/node-key.js';
 import { decodeExtraData, genesisExtraData } from '../../src/shared/qbft/extra-data.js';
 import { addressOf } from '../../src/shared/qbft/seal.js';
 import { encodeAddressArray } from '../harness/qbft-simulation/fake-chain.js';
@@ -42,7 +43,7 @@ test('contract validator mode and a block reward on a real node', async (t) => {
   const genesisPath = join(dataPath, 'genesis.json');
   const keyPath = join(dataPath, 'validator.key');
   writeFileSync(genesisPath, JSON.stringify(genesis));
-  writeFileSync(keyPath, hex(dev.validatorKey));
+  writeFileSync(keyPath, formatNodeKey(dev.validatorKey));
 
   const port = await freePort();
   const child = spawn(

@@ -6,6 +6,8 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import test from 'ava';
+import rocksdbModule from 'rocksdb';
+import { metaKey, MetaKey, SCHEMA_VERSION } from '../../src/chain/storage-schema.js';
 import { REPO_ROOT, freePort, removeDataPath, startDevNode, tempDataPath } from '../helpers/node-process.js';
 
 function run(args: string[], timeoutMs = 30_000): Promise<{ code: number | null; output: string }> {
@@ -43,6 +45,20 @@ test('a missing or malformed genesis file is refused with its reason', async (t)
   const bad = await run([`--genesis-file=${badPath}`, `--data-path=${dataPath}`]);
   t.is(bad.code, 2);
   t.regex(bad.output, /Failed to start Basalt: Unable to load genesis file .*bad\.json: .*gaslimit.*"zz"/i);
+  removeDataPath(dataPath);
+});
+
+test('a node key file not in Besu\'s format is refused, naming the file', async (t) => {
+  const dataPath = tempDataPath();
+  const keyPath = join(dataPath, 'node.key');
+  writeFileSync(keyPath, 'not a key\n');
+  const given = await run(['--network=dev', `--node-private-key-file=${keyPath}`, `--data-path=${dataPath}`]);
+  t.is(given.code, 2);
+  t.true(given.output.includes(`Failed to start Basalt: Private key cannot be loaded from file ${keyPath}: expected 64 hex digits (0x optional) and nothing else`), given.output);
+
+  const missing = await run(['--network=dev', `--node-private-key-file=${join(dataPath, 'absent.key')}`, `--data-path=${dataPath}`]);
+  t.is(missing.code, 2);
+  t.true(missing.output.includes(`Failed to start Basalt: Private key file doesn't exist: ${join(dataPath, 'absent.key')}`), missing.output);
   removeDataPath(dataPath);
 });
 
@@ -95,4 +111,101 @@ test('a busy JSON-RPC port, a data path in use and a data path of another chain 
   t.is(wrongChain.code, 2);
   t.regex(wrongChain.output, /Failed to start Basalt: the data path holds a chain with genesis 0x[0-9a-f]{64}, not 0x[0-9a-f]{64}: use another --data-path/);
   removeDataPath(node.dataPath);
+});
+
+// ---------------------------------------------------------------------------------------------
+// The database's schema version, checked on open
+// ---------------------------------------------------------------------------------------------
+
+/** rocksdb is CommonJS: the default import is the factory itself, whatever its typings say. */
+const rocksdb = rocksdbModule as unknown as typeof rocksdbModule.default;
+type Database = ReturnType<typeof rocksdb>;
+
+/** The database at `path` opened directly (the node must not be running): runs `use`, then closes it. */
+async function withDatabase<T>(path: string, use: (db: Database) => Promise<T>): Promise<T> {
+  const db = rocksdb(path);
+  await new Promise<void>((resolve, reject) => db.open({ createIfMissing: false }, (err) => (err ? reject(err) : resolve())));
+  try {
+    return await use(db);
+  } finally {
+    await new Promise<void>((resolve, reject) => db.close((err) => (err ? reject(err) : resolve())));
+  }
+}
+
+/** Every key and value in the database, hex-encoded. */
+function snapshot(db: Database): Promise<Map<string, string>> {
+  const entries = new Map<string, string>();
+  const iterator = db.iterator({ keyAsBuffer: true, valueAsBuffer: true });
+  return new Promise((resolve, reject) => {
+    const next = (): void => {
+      iterator.next((err, key, value) => {
+        if (err) return iterator.end(() => reject(err));
+        if (key === undefined) return iterator.end(() => resolve(entries));
+        entries.set((key as Buffer).toString('hex'), (value as Buffer).toString('hex'));
+        next();
+      });
+    };
+    next();
+  });
+}
+
+const VERSION_KEY = Buffer.from(metaKey(MetaKey.schemaVersion));
+
+function setVersion(db: Database, value: Buffer | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const done = (err: Error | undefined): void => (err ? reject(err) : resolve());
+    if (value === undefined) db.del(VERSION_KEY, done);
+    else db.put(VERSION_KEY, value, done);
+  });
+}
+
+test('a database of another schema version, or of none, is refused on start without being changed', async (t) => {
+  const node = await startDevNode();
+  const dataPath = node.dataPath;
+  try {
+    const head = await node.rpc<{ number: string; hash: string }>('eth_getBlockByNumber', ['latest', false]);
+    t.is(await node.stop(), 0);
+    const written = await withDatabase(dataPath, async (db) => {
+      const entries = await snapshot(db);
+      t.is(entries.get(VERSION_KEY.toString('hex')), SCHEMA_VERSION.toString(16).padStart(2, '0'), 'the node wrote the current version');
+      await setVersion(db, Buffer.from([99]));
+      return snapshot(db);
+    });
+
+    const newer = await run(['--network=dev', `--data-path=${dataPath}`]);
+    t.is(newer.code, 2);
+    t.true(
+      newer.output.includes(
+        `Failed to start Basalt: Database at ${dataPath} was written by schema version 99; this Basalt reads version ${SCHEMA_VERSION}. Use a new --data-path or re-import the chain.`,
+      ),
+      newer.output,
+    );
+    t.deepEqual(await withDatabase(dataPath, snapshot), written, 'nothing was written');
+
+    const unversioned = await withDatabase(dataPath, async (db) => {
+      await setVersion(db, undefined);
+      return snapshot(db);
+    });
+    const none = await run(['--network=dev', `--data-path=${dataPath}`]);
+    t.is(none.code, 2);
+    t.true(
+      none.output.includes(
+        `Failed to start Basalt: Database at ${dataPath} holds a chain but no schema version, so Basalt did not write it; this Basalt reads version ${SCHEMA_VERSION}. Use a new --data-path or re-import the chain.`,
+      ),
+      none.output,
+    );
+    t.deepEqual(await withDatabase(dataPath, snapshot), unversioned, 'nothing was written');
+
+    // With its version back, the same database opens and serves the chain it holds.
+    await withDatabase(dataPath, (db) => setVersion(db, Buffer.from([Number(SCHEMA_VERSION)])));
+    const again = await startDevNode({ dataPath });
+    try {
+      t.is((await again.rpc<{ hash: string }>('eth_getBlockByNumber', [head.number, false])).hash, head.hash);
+    } finally {
+      t.is(await again.stop(), 0);
+    }
+  } finally {
+    await node.kill();
+    removeDataPath(dataPath);
+  }
 });

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { genesisExtraData } from '../../src/shared/qbft/extra-data.js';
 import { addressOf } from '../../src/shared/qbft/seal.js';
 import { nodeIdOf } from '../../src/shared/ethereum/enode.js';
+import { formatNodeKey } from '../../src/shared/ethereum/node-key.js';
 import { JsonRpcProvider, Wallet, parseEther } from 'ethers';
 import { DEV_ACCOUNTS } from '../helpers/dev-accounts.js';
 import { REPO_ROOT, freePort, removeDataPath, startDevNode, tempDataPath } from '../helpers/node-process.js';
@@ -33,7 +34,7 @@ function keyFile(): string {
   const dir = tempDataPath();
   paths.push(dir);
   const path = join(dir, 'key');
-  writeFileSync(path, `0x${randomBytes(32).toString('hex')}`);
+  writeFileSync(path, formatNodeKey(randomBytes(32)));
   return path;
 }
 
@@ -276,7 +277,7 @@ async function startValidatorNetwork(): Promise<ValidatorNetwork> {
   const enodes = keys.map((key, i) => `enode://${Buffer.from(nodeIdOf(key)).toString('hex')}@127.0.0.1:${ports[i]}`);
   const keyPaths = keys.map((key, i) => {
     const path = join(dir, `key${i}`);
-    writeFileSync(path, `0x${Buffer.from(key).toString('hex')}`);
+    writeFileSync(path, formatNodeKey(key));
     return path;
   });
   const nodes = await Promise.all(keys.map((_, i) => startValidator({ genesisPath, enodes, ports, keyPaths, nodes: [] }, i)));

@@ -4,6 +4,9 @@ import { CliUsageError } from '../../src/main/cli/errors.js';
 import { NODE_OPTIONS, OPTION_SPECS, type NodeOptions } from '../../src/main/cli/options.js';
 import { dependencyWarnings, resolveInvocation, resolveOptions, type Environment } from '../../src/main/cli/resolve.js';
 import type { ReadFile } from '../../src/main/cli/toml.js';
+import { renderHelp } from '../../src/main/cli/help.js';
+import { API_GROUPS } from '../../src/shared/rpc/api-groups.js';
+import { METHOD_REGISTRY } from '../../src/shared/rpc/registry.js';
 
 function notFound(path: string): Error {
   return Object.assign(new Error(`ENOENT: no such file or directory, open '${path}'`), { code: 'ENOENT' });
@@ -387,6 +390,14 @@ test('API names are validated uppercase-exact', (t) => {
   expectUsageError(t, () => resolve(['--rpc-http-api=ETH,BOB']), "Invalid value for option '--rpc-http-api': invalid entries found [BOB]");
   expectUsageError(t, () => resolve(['--rpc-http-api=eth']), "Invalid value for option '--rpc-http-api': invalid entries found [eth]");
   expectUsageError(t, () => resolve(['--rpc-http-apis=BOB,FOO']), "Invalid value for option '--rpc-http-api': invalid entries found [BOB, FOO]");
+});
+
+test('the API groups the CLI accepts are the registry\'s, and help lists them', (t) => {
+  const groupsOfMethods = new Set(Object.values(METHOD_REGISTRY).map((method) => method.group));
+  groupsOfMethods.delete('RPC');
+  for (const group of groupsOfMethods) t.deepEqual(resolve([`--rpc-http-api=${group}`]).rpcHttpApi, [group]);
+  const description = renderHelp().split('--rpc-http-api,')[1]!.split('\n      --')[0]!.replace(/\s+/g, ' ');
+  t.true(description.includes(API_GROUPS.join(', ')), description);
 });
 
 test('--network is case- and separator-insensitive; bad names list the choices', (t) => {

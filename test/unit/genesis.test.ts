@@ -17,7 +17,6 @@ import {
   loadDevNetwork,
   parseGenesis,
   parseGenesisJson,
-  parsePrivateKeyFile,
 } from '../../src/shared/ethereum/genesis.js';
 import {
   buildGenesis,
@@ -27,6 +26,7 @@ import {
   nativeEcrecover,
   writeGenesisState,
 } from '../../src/shared/ethereum/common.js';
+import { formatNodeKey, NodeKeyFileError, parseNodeKey } from '../../src/shared/ethereum/node-key.js';
 import { decodeExtraData } from '../../src/shared/qbft/extra-data.js';
 import { addressOf, signCommitSeal } from '../../src/shared/qbft/seal.js';
 import { createQbftBlock } from '../../src/shared/qbft/block-hash.js';
@@ -203,15 +203,20 @@ test('the embedded dev network loads; its extraData names the dev validator', as
 test('the dev validator key file is 0x + 64 lowercase hex with no newline (Besu key file format)', (t) => {
   const text = readFileSync(new URL('../../../genesis/dev-validator.key', import.meta.url), 'utf8');
   t.regex(text, /^0x[0-9a-f]{64}$/);
-  t.deepEqual(parsePrivateKeyFile(text), loadDevNetwork().validatorKey);
+  t.deepEqual(parseNodeKey(text, 'dev-validator.key'), loadDevNetwork().validatorKey);
+  t.is(formatNodeKey(loadDevNetwork().validatorKey), text);
 });
 
-test('parsePrivateKeyFile accepts a trailing newline and no 0x, rejects extra lines and bad hex', (t) => {
+test('node key files: 64 hex digits, 0x optional, surrounding whitespace allowed; anything else named by file, content not echoed', (t) => {
   const key = '8f2a55949038a9610f50fb23b5883af3b4ecb3c3bb792cbcefbd1542c692be63';
-  t.is(hex(parsePrivateKeyFile(key + '\n')), '0x' + key);
-  t.is(hex(parsePrivateKeyFile('0x' + key)), '0x' + key);
-  t.throws(() => parsePrivateKeyFile(key + '\n' + key), { message: /exactly one line/ });
-  t.throws(() => parsePrivateKeyFile(key.slice(2)), { message: /32 bytes/ });
+  for (const text of [key, `0x${key}`, `0X${key}`, `${key}\n`, `  0x${key.toUpperCase()}\r\n\n`]) {
+    t.is(hex(parseNodeKey(text, '/keys/node')), '0x' + key, JSON.stringify(text));
+  }
+  const message = 'Private key cannot be loaded from file /keys/node: expected 64 hex digits (0x optional) and nothing else';
+  for (const text of ['', key.slice(2), `${key}00`, `${key}\n${key}`, `0x ${key}`, `0x${key.slice(1)}g`, `${key} # comment`]) {
+    const error = t.throws(() => parseNodeKey(text, '/keys/node'), { instanceOf: NodeKeyFileError, message }, JSON.stringify(text));
+    t.false(error?.message.includes(key.slice(2, 20)), 'the key does not appear in the message');
+  }
 });
 
 // ---------------------------------------------------------------------------------------------

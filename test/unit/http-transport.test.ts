@@ -12,6 +12,8 @@ import {
   acceptsJson,
   createCorsPolicy,
   createHostAllowlist,
+  createHttpPolicy,
+  type HttpRequestFacts,
   hostnameOfHostHeader,
   isReady,
   resolveRoute,
@@ -308,6 +310,27 @@ test('checks run in Besu order: host, then CORS, then size', async (t) => {
   t.is((await send(main.port, { method: 'GET', path: '/nowhere', headers: { host: 'evil.com' } })).status, 403);
 });
 
+test('every answer after the CORS step carries the allowed Origin, on the JSON-RPC route and the others alike', async (t) => {
+  const origin = { origin: 'http://foo.io' };
+  const big = rpcBody('echo', ['x'.repeat(5000)]);
+  const answers = {
+    'POST / 200': await send(main.port, { body: rpcBody('echo'), headers: origin }),
+    'POST / 413 declared': await send(main.port, { body: big, headers: origin }),
+    'POST / 413 chunked': await send(main.port, { chunks: Array.from({ length: 5 }, () => 'x'.repeat(300)), headers: origin }),
+    'POST / 406': await send(main.port, { body: rpcBody('echo'), headers: { ...origin, accept: 'text/html' } }),
+    'POST /login 406': await send(main.port, { path: '/login', body: '{}', headers: { ...origin, accept: 'text/html' } }),
+    'POST /nowhere 413': await send(main.port, { path: '/nowhere', body: big, headers: origin }),
+    'GET /nowhere 404': await send(main.port, { method: 'GET', path: '/nowhere', headers: origin }),
+    'DELETE / 405': await send(main.port, { method: 'DELETE', headers: origin }),
+    'GET / 201': await send(main.port, { method: 'GET', headers: origin }),
+  };
+  for (const [name, reply] of Object.entries(answers)) {
+    t.is(reply.headers['access-control-allow-origin'], 'http://foo.io', name);
+    t.is(reply.headers.vary, 'origin', name);
+  }
+  t.deepEqual(Object.values(answers).map((reply) => reply.status), [200, 413, 413, 406, 406, 413, 404, 405, 201]);
+});
+
 /** A port that was free a moment ago (a port first bound as ephemeral cannot be shared). */
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -397,6 +420,35 @@ test('Accept negotiation', (t) => {
   t.true(acceptsJson('text/plain, */*;q=0.1'));
   t.false(acceptsJson('text/plain'));
   t.false(acceptsJson('application/json;q=0'));
+});
+
+test('the HTTP policy: host allow-list, CORS, size, route, Accept, in that order; CORS headers on what follows', (t) => {
+  const policy = createHttpPolicy({ hostAllowlist: ['localhost'], corsOrigins: ['http://foo.io'], maxRequestContentLength: 100 });
+  const request = (facts: Partial<HttpRequestFacts>): HttpRequestFacts => ({
+    method: 'POST', path: '/', host: 'localhost', origin: undefined, contentLength: '10', accept: undefined, accessControlRequestMethod: undefined, ...facts,
+  });
+  const summary = (facts: Partial<HttpRequestFacts>) => {
+    const verdict = policy(request(facts));
+    return verdict.kind === 'answer' ? `${verdict.status} ${verdict.headers.map(([name]) => name).join(',')}` : `${verdict.route} ${verdict.headers.map(([name]) => name).join(',')}`;
+  };
+  const cors = 'access-control-allow-origin,vary';
+  t.is(summary({}), 'jsonrpc ');
+  t.is(summary({ host: 'evil.com', origin: 'http://bar.io', contentLength: '1000', path: '/x', accept: 'text/html' }), '403 content-type');
+  t.is(summary({ host: undefined }), '403 content-type');
+  t.is(summary({ origin: 'http://bar.io', contentLength: '1000', path: '/x' }), '403 ');
+  t.is(summary({ origin: '' }), '403 ', 'an empty Origin is an Origin');
+  t.is(summary({ origin: 'http://foo.io', contentLength: '1000', path: '/x' }), `413 ${cors}`);
+  t.is(summary({ contentLength: '1000', path: '/x' }), '413 ');
+  t.is(summary({ origin: 'http://foo.io', path: '/x', accept: 'text/html' }), `404 ${cors},content-type`);
+  t.is(summary({ method: 'PUT', accept: 'text/html' }), '405 ');
+  t.is(summary({ accept: 'text/html' }), '406 ');
+  t.is(summary({ method: 'GET', accept: 'text/html' }), 'created ', 'Accept only matters on the routes producing JSON');
+  t.is(summary({ path: '/login', origin: 'http://foo.io' }), `login ${cors}`);
+  t.is(summary({ method: 'OPTIONS', path: '/x', origin: 'http://foo.io', accessControlRequestMethod: 'POST' }), `204 ${cors},access-control-allow-headers`);
+  t.is(summary({ method: 'OPTIONS', origin: 'http://foo.io' }), `405 ${cors}`, 'OPTIONS without Access-Control-Request-Method is no preflight');
+  t.is(policy(request({})), policy(request({})), 'a request without Origin gets a shared verdict');
+  const tooLarge = policy(request({ contentLength: '101' }));
+  t.like(tooLarge, { kind: 'answer', status: 413, reason: 'Request Entity Too Large', body: 'Request Entity Too Large', closeConnection: true });
 });
 
 test('uWebSockets.js runs natively on this Node', (t) => {

@@ -5,14 +5,17 @@
  */
 import test from 'ava';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { keccak_256 } from '@noble/hashes/sha3.js';
-import { buildGenesis } from '../../src/shared/ethereum/common.js';
+import { buildGenesis, createChainCommon } from '../../src/shared/ethereum/common.js';
 import { parseGenesis, parseGenesisJson } from '../../src/shared/ethereum/genesis.js';
 import type { Genesis } from '../../src/shared/ethereum/genesis.js';
 import { RpcError } from '../../src/shared/rpc/errors.js';
 import { formatEnode, nodeIdOf, parseEnode } from '../../src/shared/ethereum/enode.js';
-import { checkRemoteForkId, checkRemoteStatus, decodeStatus, encodeStatus, forkIdAt, forkSchedule } from '../../src/p2p/eth-status.js';
+import { checkRemoteStatus, decodeStatus, encodeStatus, genesisForkSchedule } from '../../src/p2p/eth-status.js';
+import { checkRemoteForkId, forkHashHex, forkIdAt, forkIdAtActivation, hardforkActivation } from '../../src/shared/ethereum/fork-id.js';
 import { activeFork, nodeInfo, nodeInfoConfig, peerInfo } from '../../src/p2p/node-info.js';
 import { P2pService } from '../../src/p2p/p2p-service.js';
 import type { ChainHeadFacts } from '../../src/p2p/p2p-service.js';
@@ -20,6 +23,7 @@ import { PeerTable } from '../../src/p2p/peer-table.js';
 import { ISTANBUL_CAPABILITY, IstanbulProtocol } from '../../src/p2p/istanbul-protocol.js';
 import type { Peer } from '@ethereumjs/devp2p';
 import * as snappy from 'snappyjs';
+import { BESU_FIXTURES, REPO_ROOT } from '../helpers/node-process.js';
 
 const randomPrivateKey = (): Uint8Array => new Uint8Array(randomBytes(32));
 const ID = 'a'.repeat(64) + 'b'.repeat(64);
@@ -115,7 +119,7 @@ const FORKED_GENESIS = {
 test('fork id follows EIP-2124 and agrees with ethereumjs', async (t) => {
   const genesis = parseGenesis(FORKED_GENESIS);
   const built = await buildGenesis(genesis);
-  const schedule = forkSchedule(genesis, built.hash);
+  const schedule = genesisForkSchedule(genesis, built.hash);
   t.deepEqual(schedule.blocks, [10n]);
   t.deepEqual(schedule.times, [1000n, 2000n]);
   const word = (n: bigint) => Buffer.from(n.toString(16).padStart(16, '0'), 'hex');
@@ -127,8 +131,9 @@ test('fork id follows EIP-2124 and agrees with ethereumjs', async (t) => {
   t.is(Buffer.from(at(11n, 2000n).hash).readUInt32BE(0), sum(10n, 1000n, 2000n));
   t.is(at(11n, 2000n).next, 0n);
   // ethereumjs computes the same hashes from its own fork list.
-  t.is(hex(at(10n, 500n).hash), built.common.forkHash('london'));
-  t.is(hex(at(11n, 2000n).hash), built.common.forkHash('cancun'));
+  const ethereumjs = createChainCommon(genesis);
+  t.is(hex(at(10n, 500n).hash), ethereumjs.forkHash('london', built.hash));
+  t.is(hex(at(11n, 2000n).hash), ethereumjs.forkHash('cancun', built.hash));
 
   const head = { number: 10n, timestamp: 500n };
   t.is(checkRemoteForkId(schedule, head, at(10n, 500n)), undefined, 'same state');
@@ -140,10 +145,33 @@ test('fork id follows EIP-2124 and agrees with ethereumjs', async (t) => {
   t.truthy(checkRemoteForkId(schedule, head, { hash: at(10n, 500n).hash, next: 5n }), 'peer announces a fork this node passed');
 });
 
+test('fork ids of the dev, Besu test and a forked genesis: ours agree with ethereumjs\' and fill the Common the devp2p library reads', async (t) => {
+  const genesisFiles = {
+    dev: JSON.parse(readFileSync(join(REPO_ROOT, 'genesis/dev.json'), 'utf8')) as unknown,
+    besuTestChain: JSON.parse(readFileSync(join(BESU_FIXTURES, 'chain/testGenesis.json'), 'utf8')) as unknown,
+    forked: FORKED_GENESIS,
+  };
+  for (const [name, json] of Object.entries(genesisFiles)) {
+    const genesis = parseGenesis(json);
+    const built = await buildGenesis(genesis);
+    const schedule = genesisForkSchedule(genesis, built.hash);
+    const ethereumjs = createChainCommon(genesis);
+    const hardforks = built.common.hardforks();
+    for (const [i, hardfork] of hardforks.entries()) {
+      const ours = forkIdAtActivation(schedule, hardforkActivation(hardfork));
+      t.is(built.common.forkHash(hardfork.name), forkHashHex(ours), `${name} ${hardfork.name}: the Common carries our fork hash`);
+      // ethereumjs answers per name: Paris, activated with the first time fork, would lack that activation.
+      if (hardfork.name === 'paris' && hardforks[i + 1]?.timestamp === hardfork.timestamp) continue;
+      t.is(ethereumjs.forkHash(hardfork.name, built.hash), forkHashHex(ours), `${name} ${hardfork.name}: hash`);
+      t.is(ethereumjs.nextHardforkBlockOrTimestamp(hardfork.name) ?? 0n, ours.next, `${name} ${hardfork.name}: next`);
+    }
+  }
+});
+
 test('eth/68 Status encodes, decodes and is checked for network, genesis and fork id', async (t) => {
   const genesis = parseGenesis(FORKED_GENESIS);
   const built = await buildGenesis(genesis);
-  const schedule = forkSchedule(genesis, built.hash);
+  const schedule = genesisForkSchedule(genesis, built.hash);
   const head = { number: 5n, timestamp: 100n };
   const status = { version: 68, networkId: 4242n, totalDifficulty: 6n, bestHash: new Uint8Array(32).fill(7), genesisHash: built.hash, forkId: forkIdAt(schedule, head) };
   const encoded = encodeStatus(status);

@@ -7,6 +7,7 @@
 import { CliUsageError, invalidValue } from './errors.js';
 import { LOG_LEVELS } from '../../shared/util/log.js';
 import type { LogLevel } from '../../shared/util/log.js';
+import { isApiGroup, type ApiGroup } from '../../shared/rpc/api-groups.js';
 
 /** How an option is named in messages. */
 export interface OptionLabel {
@@ -313,15 +314,6 @@ export function stringList(options: { paramLabel: string; allowsNoValue?: boolea
     paramLabel: options.paramLabel,
     convert: (entries) => [...entries],
   };
-}
-
-export const API_GROUPS = [
-  'ETH', 'DEBUG', 'MINER', 'NET', 'PERM', 'WEB3', 'ADMIN', 'TXPOOL', 'TRACE', 'PLUGINS', 'IBFT', 'ENGINE', 'QBFT', 'TESTING',
-] as const;
-export type ApiGroup = (typeof API_GROUPS)[number];
-
-function isApiGroup(entry: string): entry is ApiGroup {
-  return (API_GROUPS as readonly string[]).includes(entry);
 }
 
 /** JSON-RPC API groups: uppercase-exact names, Besu's `invalid entries found [A, B]` for anything else. */

@@ -29,9 +29,10 @@ import {
   text,
   wei,
 } from './kinds.js';
+import { API_GROUPS } from '../../shared/rpc/api-groups.js';
 
-export type { ApiGroup, LogLevel } from './kinds.js';
-export { API_GROUPS, LOG_LEVELS } from './kinds.js';
+export type { LogLevel } from './kinds.js';
+export { LOG_LEVELS } from './kinds.js';
 
 export const ENV_PREFIX = 'BASALT_';
 
@@ -170,7 +171,7 @@ export const NODE_OPTIONS = [
     key: 'rpcHttpApi',
     kind: apiList,
     default: ['ETH', 'NET', 'WEB3'],
-    description: 'Comma separated list of APIs to enable on JSON-RPC HTTP service',
+    description: `Comma separated list of APIs to enable on JSON-RPC HTTP service, from ${API_GROUPS.join(', ')}`,
   }),
   option({
     names: ['--rpc-http-cors-origins'],

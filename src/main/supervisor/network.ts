@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { NodeOptions } from '../cli/options.js';
 import { loadDevNetwork, parseGenesisJson } from '../../shared/ethereum/genesis.js';
+import { formatNodeKey, NodeKeyFileError, readNodeKeyFile } from '../../shared/ethereum/node-key.js';
 
 export interface ResolvedNetwork {
   name: string;
@@ -52,16 +53,17 @@ function chainIdOf(genesisJson: string, source: string): bigint {
   }
 }
 
-/** Besu's key file: one line of hex, `0x` optional; created as `0x` + 64 hex when missing. */
+/** `<data-path>/key` is created (as Besu does) when missing; a given `--node-private-key-file` must exist. */
 function readOrCreateNodeKey(path: string, mustExist: boolean): Uint8Array {
   if (!existsSync(path)) {
     if (mustExist) throw new StartupError(`Private key file doesn't exist: ${path}`);
-    const key = randomBytes(32);
-    writeFileSync(path, `0x${key.toString('hex')}`, { mode: 0o600 });
-    return new Uint8Array(key);
+    const key = new Uint8Array(randomBytes(32));
+    writeFileSync(path, formatNodeKey(key), { mode: 0o600 });
+    return key;
   }
-  const text = readFileSync(path, 'utf8').trim();
-  const hex = text.startsWith('0x') ? text.slice(2) : text;
-  if (!/^[0-9a-fA-F]{64}$/.test(hex)) throw new StartupError(`Private key cannot be loaded from file ${path}`);
-  return new Uint8Array(Buffer.from(hex, 'hex'));
+  try {
+    return readNodeKeyFile(path);
+  } catch (err) {
+    throw err instanceof NodeKeyFileError ? new StartupError(err.message) : err;
+  }
 }

@@ -21,6 +21,7 @@ import { Account, Address, calculateSigRecovery, setLengthLeft } from '@ethereum
 import nativeSecp from 'secp256k1';
 
 import { FORK_ORDER } from './genesis.js';
+import { forkHashHex, forkIdAtActivation, forkSchedule, hardforkActivation } from './fork-id.js';
 import { KZG_UNAVAILABLE } from './kzg-unavailable.js';
 import { mergeTotalDifficulty } from './merge-transition.js';
 import type { ForkName, Genesis } from './genesis.js';
@@ -222,8 +223,21 @@ export function createChainCommon(genesis: Genesis, opts: ChainCommonOptions = {
   // Blocks with blob transactions must decode; see kzg-unavailable.ts for why no KZG is needed.
   const common = new Common({ chain, customCrypto: { ecrecover: nativeEcrecover, kzg: KZG_UNAVAILABLE } });
   common.setHardforkBy({ blockNumber: 0n, timestamp: genesis.header.timestamp });
-  if (opts.genesisHash !== undefined) common.setForkHashes(opts.genesisHash);
+  if (opts.genesisHash !== undefined) setForkHashes(common, genesis, opts.genesisHash);
   return common;
+}
+
+/**
+ * Fills in each hardfork's EIP-2124 fork hash from fork-id.ts rather than ethereumjs' own computation,
+ * so that the Status the devp2p library sends carries the fork id our checks and eth_config use.
+ */
+function setForkHashes(common: Common, genesis: Genesis, genesisHash: Uint8Array): void {
+  const schedule = forkSchedule(genesisHash, genesis.header.timestamp, genesis.config.forks);
+  for (const hardfork of common.hardforks()) {
+    const activation = hardforkActivation(hardfork);
+    if (activation.block === undefined && activation.timestamp === undefined) continue;
+    hardfork.forkHash = forkHashHex(forkIdAtActivation(schedule, activation));
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

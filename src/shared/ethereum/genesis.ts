@@ -6,6 +6,7 @@
  * `Common`, the genesis state and the genesis block lives in `./common.ts`.
  */
 import { readFileSync } from 'node:fs';
+import { readNodeKeyFile } from './node-key.js';
 
 /** EVM forks Basalt knows, with ethereumjs' names, in activation order. */
 export const FORK_ORDER = [
@@ -557,23 +558,8 @@ export function parseGenesisJson(text: string): Genesis {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Key files and the embedded dev network
+// The embedded dev network
 // ---------------------------------------------------------------------------------------------
-
-/**
- * Parse a Besu node key file: one line of 64 hex digits, `0x` optional, trailing newline allowed
- * (§9.4). Returns the 32-byte private key.
- */
-export function parsePrivateKeyFile(text: string): Uint8Array {
-  const lines = text.split(/\r?\n/);
-  while (lines.length > 1 && lines[lines.length - 1].trim() === '') lines.pop();
-  if (lines.length !== 1) throw new Error('Private key cannot be loaded from file: expected exactly one line');
-  const digits = stripHex(lines[0].trim()) ?? lines[0].trim();
-  if (!/^[0-9a-fA-F]{64}$/.test(digits)) {
-    throw new Error('Private key cannot be loaded from file: expected 32 bytes of hex');
-  }
-  return Uint8Array.from(Buffer.from(digits, 'hex'));
-}
 
 /** Where the embedded dev network files live: `<repo>/genesis/`, reached from dist/src/chain/. */
 const DEV_GENESIS_URL = new URL('../../../../genesis/dev.json', import.meta.url);
@@ -594,6 +580,6 @@ export function loadDevNetwork(): DevNetwork {
   const genesisText = readFileSync(DEV_GENESIS_URL, 'utf8');
   return {
     genesisJson: JSON.parse(genesisText) as unknown,
-    validatorKey: parsePrivateKeyFile(readFileSync(DEV_VALIDATOR_KEY_URL, 'utf8')),
+    validatorKey: readNodeKeyFile(DEV_VALIDATOR_KEY_URL),
   };
 }

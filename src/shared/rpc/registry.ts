@@ -7,6 +7,7 @@
  * `MethodHandlers<'chain'>` etc., which the compiler checks against this table.
  */
 import type { Json, Wire } from './types.js';
+import type { MethodGroup } from './api-groups.js';
 import { nodeMethods } from './methods/node-methods.js';
 import { stateMethods } from './methods/state-methods.js';
 import { blockMethods } from './methods/block-methods.js';
@@ -16,26 +17,6 @@ import { txpoolMethods } from './methods/txpool-methods.js';
 import { peerMethods } from './methods/peer-methods.js';
 import { debugMethods } from './methods/debug-methods.js';
 import { qbftMethods } from './methods/qbft-methods.js';
-
-/** API groups as named by `--rpc-http-api` (matched exactly, uppercase). */
-export type ApiGroup =
-  | 'ETH'
-  | 'NET'
-  | 'WEB3'
-  | 'ADMIN'
-  | 'DEBUG'
-  | 'MINER'
-  | 'PERM'
-  | 'TXPOOL'
-  | 'TRACE'
-  | 'PLUGINS'
-  | 'IBFT'
-  | 'ENGINE'
-  | 'QBFT'
-  | 'TESTING';
-
-/** `RPC` is the pseudo-group of `rpc_modules`, enabled whenever at least one API group is. */
-export type MethodGroup = ApiGroup | 'RPC';
 
 /** Who answers a method: an actor, or the transport itself without a hop. */
 export type Owner = 'chain' | 'txpool' | 'consensus' | 'p2p' | 'transport';

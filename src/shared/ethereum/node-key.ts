@@ -1,0 +1,33 @@
+/**
+ * Besu's node key file (qbft-and-p2p.md §9.4), read and written here only: `--node-private-key-file`,
+ * `<data-path>/key` and the dev validator's `genesis/dev-validator.key`.
+ *
+ * Content: the 32-byte private key as 64 hex digits, `0x` optional, surrounded by any whitespace (a
+ * trailing newline is fine). Basalt writes `0x` + 64 lowercase hex digits without a newline, as Besu.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+/** A key file that is not in Besu's format; the message names the file but never its content. */
+export class NodeKeyFileError extends Error {}
+
+const KEY_FILE = /^(?:0[xX])?([0-9a-fA-F]{64})$/;
+
+/** The private key in a key file's text; `source` names the file in the error. */
+export function parseNodeKey(text: string, source: string): Uint8Array {
+  const match = KEY_FILE.exec(text.trim());
+  if (match === null) {
+    throw new NodeKeyFileError(`Private key cannot be loaded from file ${source}: expected 64 hex digits (0x optional) and nothing else`);
+  }
+  return Uint8Array.from(Buffer.from(match[1]!, 'hex'));
+}
+
+/** Reads and parses a key file; a missing or unreadable file throws the file system's error. */
+export function readNodeKeyFile(path: string | URL): Uint8Array {
+  return parseNodeKey(readFileSync(path, 'utf8'), path instanceof URL ? fileURLToPath(path) : path);
+}
+
+/** A key file's content as Besu writes it. */
+export function formatNodeKey(key: Uint8Array): string {
+  return `0x${Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('hex')}`;
+}
