@@ -159,15 +159,20 @@ export interface LayerStats {
 const MIN_TX_GAS = 21_000n;
 
 /**
- * What one pooled transaction costs in memory beyond its encodings, measured with bench/pool-memory.ts
- * (heap growth per transaction of a full pool of plain transfers, minus their encodings): the decoded
- * fields, the pool entry and its slots in the pool's maps and heaps.
+ * What one pooled transaction costs in memory beyond its byte strings, measured with
+ * bench/pool-memory.ts (heap and external growth per transaction of a pool of plain transfers filled to
+ * its default limits, minus their encodings): the decoded fields with their typed arrays and bigints,
+ * the pool entry, and its slots in the pool's maps and orders.
  */
-const ENTRY_OVERHEAD_BYTES = 1_400;
+const ENTRY_OVERHEAD_BYTES = 2_200;
 
-/** Estimated bytes a pooled transaction occupies: fixed overhead plus the byte strings it holds. */
+/**
+ * Estimated bytes a pooled transaction occupies, what `--tx-pool-layer-max-capacity` counts: the fixed
+ * overhead plus the byte strings it holds (its encoding, its calldata decoded apart from it, a blob
+ * transaction's canonical form, access and authorization lists).
+ */
 export function memorySizeOf(tx: DecodedTx): number {
-  let size = ENTRY_OVERHEAD_BYTES + tx.raw.length + (tx.canonical?.length ?? 0);
+  let size = ENTRY_OVERHEAD_BYTES + tx.raw.length + tx.data.length + (tx.canonical?.length ?? 0);
   for (const entry of tx.accessList ?? []) size += 64 + 48 * entry.storageKeys.length;
   size += 160 * (tx.authorizationList?.length ?? 0);
   return size;
