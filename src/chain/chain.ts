@@ -449,7 +449,7 @@ export class Chain {
           // The pool must not forget a transaction silently (a sender's transactions past its balance
           // used to vanish here): it hears why each one was left out and decides — a used nonce is
           // final, a short balance may not be.
-          rejected.push(await rejectionOf(vm, tx, txBlobGas, candidate.hash, err));
+          rejected.push(await rejectionOf(vm, envBlock, tx, txBlobGas, candidate.hash, err));
           blockedSenders.add(senderKey());
           continue;
         }
@@ -543,16 +543,20 @@ async function receiptsRoot(encoded: Uint8Array[]): Promise<Uint8Array> {
 type TxExecution = Awaited<ReturnType<typeof runTx>>;
 
 /**
- * Why `runTx` refused a block candidate, judged from the account it met (ethereumjs' error texts are
- * not an API): its nonce was used already or is ahead of the account's, the balance does not cover
- * gas limit × max price + value (+ blob gas × max blob fee), or something else made it invalid.
+ * Why `runTx` refused a block candidate, judged from the block and the account it met (ethereumjs'
+ * error texts are not an API): its nonce was used already or is ahead of the account's, it offers less
+ * than the block's base fee or blob base fee, the balance does not cover gas limit × max price + value
+ * (+ blob gas × max blob fee), or something else made it invalid.
  */
-async function rejectionOf(vm: VM, tx: TypedTransaction, blobGas: bigint, hash: Uint8Array, err: unknown): Promise<RejectedTx> {
+async function rejectionOf(vm: VM, block: Block, tx: TypedTransaction, blobGas: bigint, hash: Uint8Array, err: unknown): Promise<RejectedTx> {
   const account = await vm.stateManager.getAccount(tx.getSenderAddress());
   const nonce = account?.nonce ?? 0n;
   if (tx.nonce < nonce) return { hash, reason: 'nonce-too-low' };
   if (tx.nonce > nonce) return { hash, reason: 'nonce-too-high' };
   const maxPrice = 'maxFeePerGas' in tx ? tx.maxFeePerGas : tx.gasPrice;
+  const { baseFeePerGas } = block.header;
+  if (baseFeePerGas !== undefined && maxPrice < baseFeePerGas) return { hash, reason: 'underpriced' };
+  if (isBlob4844Tx(tx) && tx.maxFeePerBlobGas < block.header.getBlobGasPrice()) return { hash, reason: 'underpriced' };
   const blobFee = isBlob4844Tx(tx) ? blobGas * tx.maxFeePerBlobGas : 0n;
   if ((account?.balance ?? 0n) < tx.gasLimit * maxPrice + tx.value + blobFee) return { hash, reason: 'insufficient-funds' };
   return { hash, reason: 'invalid', detail: firstLine(err) };

@@ -492,15 +492,16 @@ export class TransactionPool {
   /**
    * What block building found about candidates it could not include (see `BuildRejection`): a nonce
    * below the account's is final (another transaction took it), so the transaction goes; a nonce above
-   * it only means a predecessor was left out of that block; a balance short of the upfront cost may
-   * change, so the transaction stays, held back until the pool reads the sender's balance again
+   * it only means a predecessor was left out of that block, and a price below the block's base fees
+   * may suffice for a later block (Besu keeps both); a balance short of the upfront cost may change,
+   * so the transaction stays, held back until the pool reads the sender's balance again
    * (`sendersToRefresh`); anything else makes it invalid.
    */
   onBuildRejected(rejected: readonly { hash: Uint8Array; reason: BuildRejection }[]): void {
     for (const { hash, reason } of rejected) {
       const entry = this.byHash.get(toHexKey(hash));
       if (entry === undefined) continue;
-      if (reason === 'nonce-too-high') continue;
+      if (reason === 'nonce-too-high' || reason === 'underpriced') continue;
       if (reason === 'insufficient-funds') {
         const sender = entry.owner;
         sender.holdAt = sender.holdAt === undefined ? entry.tx.nonce : minBigint(sender.holdAt, entry.tx.nonce);

@@ -128,7 +128,7 @@ export class TxPoolActor {
   /** Block building's verdicts on candidates it left out; held senders get their balance read again. */
   private onBuildRejected(rejected: readonly RejectedTx[]): void {
     for (const { hash, reason, detail } of rejected) {
-      if (reason !== 'nonce-too-high') this.deps.log.debug(`Block building left out ${bytesToHex(hash)}: ${detail ?? reason}`);
+      if (reason !== 'nonce-too-high' && reason !== 'underpriced') this.deps.log.debug(`Block building left out ${bytesToHex(hash)}: ${detail ?? reason}`);
     }
     this.pool.onBuildRejected(rejected);
     this.refreshAccounts();

@@ -22,18 +22,24 @@ const dev = loadDevNetwork();
 const txCommon = txCommonFor(1337n, 'cancun');
 const ETH = 10n ** 18n;
 const GWEI = 10n ** 9n;
-const FRESH_KEY = `0x${'42'.repeat(32)}`;
+const [FRESH_KEY, OTHER_FRESH_KEY] = [`0x${'42'.repeat(32)}`, `0x${'43'.repeat(32)}`];
+const addressOfKey = (key: string): `0x${string}` => bytesToHex(privateToAddress(hexToBytes(key as `0x${string}`)));
 
-function transfer(key: string, nonce: bigint, value: bigint, maxFeePerGas = 10n * GWEI): FeeMarket1559Tx {
-  return createFeeMarket1559Tx(
-    { chainId: 1337n, nonce, gasLimit: 21_000n, maxFeePerGas, maxPriorityFeePerGas: 1n, to: bytesToHex(privateToAddress(hexToBytes(FRESH_KEY as `0x${string}`))), value },
-    { common: txCommon },
-  ).sign(hexToBytes(key as `0x${string}`));
+function transfer(key: string, nonce: bigint, value: bigint, fields: { maxFeePerGas?: bigint; gasLimit?: bigint; to?: `0x${string}` } = {}): FeeMarket1559Tx {
+  const { maxFeePerGas = 10n * GWEI, gasLimit = 21_000n, to = addressOfKey(FRESH_KEY) } = fields;
+  return createFeeMarket1559Tx({ chainId: 1337n, nonce, gasLimit, maxFeePerGas, maxPriorityFeePerGas: 1n, to, value }, { common: txCommon }).sign(
+    hexToBytes(key as `0x${string}`),
+  );
 }
 
 function candidate(tx: FeeMarket1559Tx): PoolTxForBlock {
   const decoded = decodeRawTransaction(tx.serialize(), txRulesFor(1337n, 'cancun'));
   return { raw: decoded.raw, hash: decoded.hash, senderPublicKey: decoded.senderPublicKey };
+}
+
+/** A candidate the pool would never admit (it checks intrinsic gas), as block building might still meet one. */
+function unchecked(tx: FeeMarket1559Tx): PoolTxForBlock {
+  return { raw: tx.serialize(), hash: tx.hash(), senderPublicKey: tx.getSenderPublicKey() };
 }
 
 async function buildAndImport(chain: Chain, transactions: PoolTxForBlock[]) {
@@ -48,8 +54,12 @@ test('each left-out candidate carries its reason; later nonces of its sender are
   const chain = await Chain.open(path, await chainSpecFromGenesis(JSON.stringify(dev.genesisJson)));
   try {
     const [rich0, rich1, rich2] = [DEV_ACCOUNTS[0].privateKey, DEV_ACCOUNTS[1].privateKey, DEV_ACCOUNTS[2].privateKey];
-    // Block 1: fund a fresh account and use nonce 0 of the third dev account.
-    const first = await buildAndImport(chain, [candidate(transfer(rich1, 0n, ETH)), candidate(transfer(rich2, 0n, 1n))]);
+    // Block 1: fund two fresh accounts and use nonce 0 of the third dev account.
+    const first = await buildAndImport(chain, [
+      candidate(transfer(rich1, 0n, ETH)),
+      candidate(transfer(rich1, 1n, ETH, { to: addressOfKey(OTHER_FRESH_KEY) })),
+      candidate(transfer(rich2, 0n, 1n)),
+    ]);
     t.deepEqual(first.rejected, []);
 
     // The first dev account holds 200 ETH: 150 go, then 100 more cannot.
@@ -58,8 +68,9 @@ test('each left-out candidate carries its reason; later nonces of its sender are
     const behindOverspend = candidate(transfer(rich0, 2n, 1n));
     const ahead = candidate(transfer(rich1, 5n, 1n));
     const used = candidate(transfer(rich2, 0n, 2n));
-    const belowBaseFee = candidate(transfer(FRESH_KEY, 0n, 1n, 1n));
-    const built = await buildAndImport(chain, [spends, overspends, behindOverspend, ahead, used, belowBaseFee]);
+    const belowBaseFee = candidate(transfer(FRESH_KEY, 0n, 1n, { maxFeePerGas: 1n }));
+    const belowIntrinsicGas = unchecked(transfer(OTHER_FRESH_KEY, 0n, 1n, { gasLimit: 20_000n }));
+    const built = await buildAndImport(chain, [spends, overspends, behindOverspend, ahead, used, belowBaseFee, belowIntrinsicGas]);
 
     t.is(built.block.transactions.length, 1);
     t.deepEqual(bytesToHex(built.block.transactions[0]!.hash()), bytesToHex(spends.hash));
@@ -68,9 +79,11 @@ test('each left-out candidate carries its reason; later nonces of its sender are
       [bytesToHex(overspends.hash), 'insufficient-funds'],
       [bytesToHex(ahead.hash), 'nonce-too-high'],
       [bytesToHex(used.hash), 'nonce-too-low'],
-      [bytesToHex(belowBaseFee.hash), 'invalid'],
+      [bytesToHex(belowBaseFee.hash), 'underpriced'],
+      [bytesToHex(belowIntrinsicGas.hash), 'invalid'],
     ]);
-    t.regex(built.rejected[3]!.detail ?? '', /base ?fee/i);
+    t.regex(built.rejected[4]!.detail ?? '', /gas/i);
+    t.log(`invalid: ${built.rejected[4]!.detail}`);
   } finally {
     await chain.close();
     removeDataPath(path);

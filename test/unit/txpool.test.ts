@@ -605,7 +605,7 @@ test('a sender whose balance paid for transactions the pool never held is read a
 // ---------------------------------------------------------------------------------------------------
 // What block building reports
 
-test('build rejections: a used nonce drops as stale, a short balance holds, a missing predecessor changes nothing, invalid drops', (t) => {
+test('build rejections: a used nonce drops as stale, a short balance holds, a missing predecessor or a low price changes nothing, invalid drops', (t) => {
   const { p, droppedAs } = recordingPool();
   const a = [0, 1].map((n) => legacyTx(1, n, 1000n));
   const b = [0, 1, 2].map((n) => legacyTx(2, n, 1000n));
@@ -616,6 +616,7 @@ test('build rejections: a used nonce drops as stale, a short balance holds, a mi
   p.onBuildRejected([
     { hash: a[0]!.hash, reason: 'nonce-too-low' },
     { hash: b[1]!.hash, reason: 'insufficient-funds' },
+    { hash: c[0]!.hash, reason: 'underpriced' },
     { hash: c[1]!.hash, reason: 'nonce-too-high' },
     { hash: d0.hash, reason: 'invalid' },
   ]);

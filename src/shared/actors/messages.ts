@@ -59,11 +59,12 @@ export interface BuildRequest {
 }
 
 /**
- * Why block building left a pool transaction out, judged from the state it met: its nonce was already
- * used, a predecessor is missing from the block, the balance could not cover its upfront cost, or
- * anything else that makes it invalid.
+ * Why block building left a pool transaction out, judged from the block and state it met: its nonce
+ * was already used, a predecessor is missing from the block, it offers less than the block's base fee
+ * (or blob base fee), the balance could not cover its upfront cost, or anything else that makes it
+ * invalid.
  */
-export type BuildRejection = 'nonce-too-low' | 'nonce-too-high' | 'insufficient-funds' | 'invalid';
+export type BuildRejection = 'nonce-too-low' | 'nonce-too-high' | 'underpriced' | 'insufficient-funds' | 'invalid';
 
 export interface RejectedTx {
   hash: Uint8Array;
