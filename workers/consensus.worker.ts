@@ -81,8 +81,8 @@ exposeControl('consensus', {
           await chain.request('importCommitted', { rlp });
         },
         validateBlock: (rlp) => chain.request('validateProposal', { rlp }),
-        dropTransactions: async (hashes) => {
-          await pool.request('drop', { hashes });
+        reportRejected: async (rejected) => {
+          await pool.request('buildRejected', { rejected });
         },
         headers: (from, to) => chain.request('headers', { from, to }),
         headerByHash: (hash) => chain.request('headerByHash', { hash }),

@@ -15,7 +15,7 @@ import {
 } from '@ethereumjs/util';
 import { Bloom, createVM, encodeReceipt, runTx } from '@ethereumjs/vm';
 import type { VM } from '@ethereumjs/vm';
-import type { BuildRequest, HeadInfo, NewHeadEvent } from '../shared/actors/messages.js';
+import type { BuildRequest, HeadInfo, NewHeadEvent, RejectedTx } from '../shared/actors/messages.js';
 import type { ChainSpec } from './chain-spec.js';
 import { runBlockWithRewards } from './qbft-block-rewards.js';
 import { ChainStore } from './chain-store.js';
@@ -48,8 +48,8 @@ export interface BuiltBlock {
   headerData: HeaderData;
   hash: Uint8Array;
   receipts: StoredReceipt[];
-  /** Hashes of candidates that could not be included (invalid against the state they met). */
-  rejected: Uint8Array[];
+  /** Candidates that could not be included, and why. */
+  rejected: RejectedTx[];
 }
 
 /**
@@ -413,7 +413,10 @@ export class Chain {
       const included: TypedTransaction[] = [];
       const receipts: StoredReceipt[] = [];
       const consensusReceipts: Uint8Array[] = [];
-      const rejected: Uint8Array[] = [];
+      const rejected: RejectedTx[] = [];
+      // A sender with a candidate left out of this block cannot run its later nonces in it: they are
+      // skipped without being tried (tried, they would only fail on their nonce).
+      const blockedSenders = new Set<string>();
       const bloom = new Bloom(undefined, common);
       let gasUsed = 0n;
       const deadline = Date.now() + req.maxBuildMs;
@@ -431,17 +434,25 @@ export class Chain {
           await new Promise((resolve) => setImmediate(resolve));
           lastYield = Date.now();
         }
+        const senderKey = () => bytesToHex(candidate.senderPublicKey);
+        if (blockedSenders.size > 0 && blockedSenders.has(senderKey())) continue;
         const tx = createTxFromRLP(candidate.raw, { common: txCommon });
         // The pool recovered and checked this signature already; trusting it skips a second recovery.
         (tx.cache as { senderPubKey?: Uint8Array }).senderPubKey = candidate.senderPublicKey;
-        if (gasUsed + tx.gasLimit > blockGasLimit) continue;
         const txBlobGas = isBlob4844Tx(tx) ? BigInt(tx.blobVersionedHashes.length) * blobGasPerBlob : 0n;
-        if (txBlobGas > 0n && blobGasUsed + txBlobGas > maxBlobGasPerBlock) continue;
+        if (gasUsed + tx.gasLimit > blockGasLimit || (txBlobGas > 0n && blobGasUsed + txBlobGas > maxBlobGasPerBlock)) {
+          blockedSenders.add(senderKey());
+          continue;
+        }
         let result;
         try {
           result = await runTx(vm, { tx, block: envBlock, blockGasUsed: gasUsed, skipHardForkValidation: true });
-        } catch {
-          rejected.push(candidate.hash);
+        } catch (err) {
+          // The pool must not forget a transaction silently (a sender's transactions past its balance
+          // used to vanish here): it hears why each one was left out and decides — a used nonce is
+          // final, a short balance may not be.
+          rejected.push(await rejectionOf(vm, envBlock, tx, txBlobGas, candidate.hash, err));
+          blockedSenders.add(senderKey());
           continue;
         }
         gasUsed += result.totalGasSpent;
@@ -532,6 +543,26 @@ async function receiptsRoot(encoded: Uint8Array[]): Promise<Uint8Array> {
 
 
 type TxExecution = Awaited<ReturnType<typeof runTx>>;
+
+/**
+ * Why `runTx` refused a block candidate, judged from the block and the account it met (ethereumjs'
+ * error texts are not an API): its nonce was used already or is ahead of the account's, it offers less
+ * than the block's base fee or blob base fee, the balance does not cover gas limit × max price + value
+ * (+ blob gas × max blob fee), or something else made it invalid.
+ */
+async function rejectionOf(vm: VM, block: Block, tx: TypedTransaction, blobGas: bigint, hash: Uint8Array, err: unknown): Promise<RejectedTx> {
+  const account = await vm.stateManager.getAccount(tx.getSenderAddress());
+  const nonce = account?.nonce ?? 0n;
+  if (tx.nonce < nonce) return { hash, reason: 'nonce-too-low' };
+  if (tx.nonce > nonce) return { hash, reason: 'nonce-too-high' };
+  const maxPrice = 'maxFeePerGas' in tx ? tx.maxFeePerGas : tx.gasPrice;
+  const { baseFeePerGas } = block.header;
+  if (baseFeePerGas !== undefined && maxPrice < baseFeePerGas) return { hash, reason: 'underpriced' };
+  if (isBlob4844Tx(tx) && tx.maxFeePerBlobGas < block.header.getBlobGasPrice()) return { hash, reason: 'underpriced' };
+  const blobFee = isBlob4844Tx(tx) ? blobGas * tx.maxFeePerBlobGas : 0n;
+  if ((account?.balance ?? 0n) < tx.gasLimit * maxPrice + tx.value + blobFee) return { hash, reason: 'insufficient-funds' };
+  return { hash, reason: 'invalid', detail: firstLine(err) };
+}
 
 function toStoredReceipt(tx: TypedTransaction, result: TxExecution, cumulativeGasUsed: bigint, baseFee: bigint | undefined): StoredReceipt {
   const receipt: StoredReceipt = {

@@ -8,7 +8,7 @@
  * 1) finalises alone.
  */
 import type { Genesis } from '../shared/ethereum/genesis.js';
-import type { BuildRequest, BuiltBlockInfo, HeadInfo, PoolTxForBlock } from '../shared/actors/messages.js';
+import type { BuildRequest, BuiltBlockInfo, HeadInfo, PoolTxForBlock, RejectedTx } from '../shared/actors/messages.js';
 import type { MethodHandlers } from '../shared/rpc/registry.js';
 import { QbftBlock } from '../shared/qbft/block.js';
 import { QbftController } from './controller.js';
@@ -35,7 +35,8 @@ export interface NodeChainPorts {
   importCommitted(rlp: Uint8Array): Promise<void>;
   /** Checks and executes a block another validator proposed, without storing it. */
   validateBlock(rlp: Uint8Array): Promise<{ valid: boolean; reason?: string }>;
-  dropTransactions(hashes: Uint8Array[]): Promise<void>;
+  /** Tells the pool which candidates block building left out, and why. */
+  reportRejected(rejected: RejectedTx[]): Promise<void>;
   headers(from: bigint, to: bigint): Promise<HeaderSummary[]>;
   headerByHash(hash: Uint8Array): Promise<HeaderSummary | null>;
   /** Read-only call on the state after block `blockNumber`. */
@@ -170,7 +171,7 @@ export class NodeConsensus {
       maxBuildMs: period * 1000 * this.config.txSelectionShare,
       transactions,
     });
-    if (built.rejected.length > 0) await this.chain.dropTransactions(built.rejected);
+    if (built.rejected.length > 0) await this.chain.reportRejected(built.rejected);
     return QbftBlock.fromRlp(built.rlp);
   }
 

@@ -280,8 +280,10 @@ export function decodeRawTransaction(raw: Uint8Array, rules: TxRules, kzg?: Blob
   const accessList = layout.accessList === undefined ? undefined : accessListAt(values, layout.accessList);
   const authorizationList =
     layout.authorizationList === undefined ? undefined : authorizationListAt(values, layout.authorizationList);
-  if (layout.maxFeePerBlobGas !== undefined) scalar(values, layout.maxFeePerBlobGas, 'maxFeePerBlobGas');
-  if (layout.blobVersionedHashes !== undefined) listAt(values, layout.blobVersionedHashes, 'blobVersionedHashes');
+  const maxFeePerBlobGas =
+    layout.maxFeePerBlobGas === undefined ? undefined : scalar(values, layout.maxFeePerBlobGas, 'maxFeePerBlobGas');
+  const blobVersionedHashes =
+    layout.blobVersionedHashes === undefined ? undefined : listAt(values, layout.blobVersionedHashes, 'blobVersionedHashes');
   const v = scalar(values, layout.length - 3, 'v');
   const r = scalar(values, layout.length - 2, 'r');
   const s = scalar(values, layout.length - 1, 's');
@@ -312,7 +314,7 @@ export function decodeRawTransaction(raw: Uint8Array, rules: TxRules, kzg?: Blob
   const sender = keccak_256(senderPublicKey).slice(12);
 
   if (!rules.allowedTypes.includes(type)) throw new RpcError(RpcErrors.INVALID_TRANSACTION_TYPE);
-  if (parsed.sidecar) verifyBlobSidecar(parsed.sidecar, listAt(values, LAYOUTS[3].blobVersionedHashes!, 'blobVersionedHashes'), kzg);
+  if (parsed.sidecar) verifyBlobSidecar(parsed.sidecar, blobVersionedHashes ?? [], kzg);
 
   const common = commonFor(rules.chainId, rules.hardfork);
   if (common.isActivatedEIP(7825) && gasLimit > common.param('maxTransactionGasLimit')) {
@@ -357,6 +359,8 @@ export function decodeRawTransaction(raw: Uint8Array, rules: TxRules, kzg?: Blob
   if (toBytes.length === 20) decoded.to = toBytes;
   if (accessList !== undefined) decoded.accessList = accessList;
   if (authorizationList !== undefined) decoded.authorizationList = authorizationList;
+  if (maxFeePerBlobGas !== undefined) decoded.maxFeePerBlobGas = maxFeePerBlobGas;
+  if (blobVersionedHashes !== undefined) decoded.blobCount = blobVersionedHashes.length;
   if (parsed.hasBlobWrapper) decoded.canonical = parsed.hashedEncoding;
   return decoded;
 }

@@ -1,11 +1,15 @@
 /** A binary min-heap ordered by `before(a, b)` (true when `a` must come out first). */
 export class BinaryHeap<T> {
-  private readonly items: T[] = [];
+  private items: T[] = [];
 
   constructor(private readonly before: (a: T, b: T) => boolean) {}
 
   get size(): number {
     return this.items.length;
+  }
+
+  peek(): T | undefined {
+    return this.items[0];
   }
 
   push(item: T): void {
@@ -26,7 +30,19 @@ export class BinaryHeap<T> {
     const last = items.pop();
     if (items.length === 0 || last === undefined) return top;
     items[0] = last;
-    let i = 0;
+    this.siftDown(0);
+    return top;
+  }
+
+  /** Replaces the content with `items` in linear time. */
+  reset(items: Iterable<T>): void {
+    this.items = [...items];
+    for (let i = (this.items.length >> 1) - 1; i >= 0; i--) this.siftDown(i);
+  }
+
+  private siftDown(start: number): void {
+    const items = this.items;
+    let i = start;
     for (;;) {
       const left = 2 * i + 1;
       const right = left + 1;
@@ -37,6 +53,44 @@ export class BinaryHeap<T> {
       [items[i], items[first]] = [items[first]!, items[i]!];
       i = first;
     }
-    return top;
+  }
+}
+
+/**
+ * A heap of items that may go stale after they were pushed (an item is live while `isLive` says so):
+ * stale tops are discarded when the top is asked for, and the heap is rebuilt from the live items
+ * once stale ones outnumber them. Cheaper than keeping an index for in-place removal when items move
+ * in and out often.
+ */
+export class LazyHeap<T> {
+  private readonly heap: BinaryHeap<T>;
+
+  constructor(
+    before: (a: T, b: T) => boolean,
+    private readonly isLive: (item: T) => boolean,
+  ) {
+    this.heap = new BinaryHeap(before);
+  }
+
+  push(item: T): void {
+    this.heap.push(item);
+  }
+
+  /** The first live item, or undefined when none is left. */
+  peek(): T | undefined {
+    for (;;) {
+      const top = this.heap.peek();
+      if (top === undefined || this.isLive(top)) return top;
+      this.heap.pop();
+    }
+  }
+
+  /** Rebuilds from `live()` when the heap holds more than twice `liveCount` items (plus some slack). */
+  compact(liveCount: number, live: () => Iterable<T>): void {
+    if (this.heap.size > 2 * liveCount + 1024) this.heap.reset(live());
+  }
+
+  reset(items: Iterable<T>): void {
+    this.heap.reset(items);
   }
 }

@@ -5,10 +5,10 @@
  * workers/txpool.worker.ts opens the channels and hands them these handler tables.
  */
 import { createTxFromRLP } from '@ethereumjs/tx';
-import { bytesToHex } from '@ethereumjs/util';
+import { bytesToHex, hexToBytes } from '@ethereumjs/util';
 import type { ChannelHandlers } from '../shared/actors/channel.js';
 import type { ConsensusTxPool, P2pTxPool, TransportTxPool, TxPoolChain } from '../shared/actors/channels.js';
-import type { AccountSnapshot, GossipTx, HeadInfo, NewHeadEvent } from '../shared/actors/messages.js';
+import type { AccountSnapshot, GossipTx, HeadInfo, NewHeadEvent, RejectedTx } from '../shared/actors/messages.js';
 import { createChainCommon } from '../shared/ethereum/common.js';
 import type { DecodedTx, TxRules } from '../shared/ethereum/decoded-tx.js';
 import type { Genesis } from '../shared/ethereum/genesis.js';
@@ -19,10 +19,11 @@ import { formatPendingTransaction } from '../shared/rpc/format.js';
 import { matchesPendingFilters } from '../shared/rpc/pending-filter.js';
 import type { MethodHandlers } from '../shared/rpc/registry.js';
 import type { Json, RpcErrorObject } from '../shared/rpc/types.js';
+import { errorMessage } from '../shared/util/errors.js';
 import type { Logger } from '../shared/util/log.js';
 import { perTick } from '../shared/util/per-tick.js';
 import { TransactionPool } from './pool.js';
-import type { TransactionPoolOptions } from './pool.js';
+import type { DropReason, TransactionPoolOptions } from './pool.js';
 import { txRulesFor } from './tx-rules.js';
 
 /** What decoding one raw transaction gives: the decoded transaction, or Besu's error for it. */
@@ -37,8 +38,22 @@ export interface TxPoolActorDeps {
   accounts(addresses: Uint8Array[]): Promise<{ head: HeadInfo; accounts: AccountSnapshot[] }>;
   /** Transactions just admitted, once per tick, to gossip to peers. */
   gossip?(txs: GossipTx[]): void;
+  /**
+   * Transactions that left the pool without being mined (replaced, evicted, made stale, found
+   * invalid): what `droppedPendingTransactions` subscriptions will announce.
+   */
+  onDropped?(txs: readonly DecodedTx[], reason: DropReason): void;
   log: Logger;
 }
+
+/** An account read at a block: the pool tells reads at its head from reads racing a block import. */
+interface AccountRead {
+  account: AccountSnapshot;
+  block: bigint;
+}
+
+/** How many hashes a drop log line lists before it only counts. */
+const HASHES_PER_LOG_LINE = 10;
 
 /** Java's `Instant.toString()`: ISO-8601 UTC, milliseconds shown only when not zero. */
 function javaInstant(epochMs: number): string {
@@ -57,13 +72,13 @@ export class TxPoolActor {
   private readonly blockPeriod: bigint;
   private head!: HeadInfo;
   private rules: TxRules | undefined;
-  /** Account snapshots valid for the current head; cleared when the head moves. */
-  private accountCache = new Map<string, Promise<AccountSnapshot>>();
+  /** Account reads valid for the current head; cleared when the head moves. */
+  private accountCache = new Map<string, Promise<AccountRead>>();
   /** Pending-transaction filters: hashes of transactions added to the pool since the last poll. */
   private readonly pendingFilters = new FilterRegistry<{ hashes: Uint8Array[]; lastUsed: number }>();
 
   constructor(private readonly deps: TxPoolActorDeps) {
-    this.pool = new TransactionPool({ ...deps.pool });
+    this.pool = new TransactionPool({ ...deps.pool }, (txs, reason) => this.announceDropped(txs, reason));
     this.common = createChainCommon(deps.genesis);
     this.blockPeriod = BigInt(deps.genesis.qbft?.blockPeriodSeconds ?? 1);
     const serve = serveMethods('txpool', this.rpcHandlers());
@@ -73,9 +88,8 @@ export class TxPoolActor {
         this.pool
           .selectForBlock({ maxCount, gasLimit, baseFee })
           .map((tx) => ({ raw: tx.canonical ?? tx.raw, hash: tx.hash, senderPublicKey: tx.senderPublicKey })),
-      drop: ({ hashes }) => {
-        for (const hash of hashes) this.pool.remove(hash);
-        if (hashes.length > 0) deps.log.debug(`Dropped ${hashes.length} transactions that block building rejected`);
+      buildRejected: ({ rejected }) => {
+        this.onBuildRejected(rejected);
         return null;
       },
     };
@@ -99,6 +113,7 @@ export class TxPoolActor {
   setHead(head: HeadInfo): void {
     this.head = head;
     this.accountCache = new Map();
+    this.pool.setHead(head.number, head.nextBaseFeePerGas);
     this.common.setHardforkBy({ blockNumber: head.number + 1n, timestamp: head.timestamp + this.blockPeriod });
     const hardfork = this.common.hardfork();
     if (!this.rules || this.rules.hardfork !== hardfork) this.rules = txRulesFor(this.deps.genesis.chainId, hardfork);
@@ -107,6 +122,39 @@ export class TxPoolActor {
   onNewHead(event: NewHeadEvent): void {
     this.setHead(event.head);
     this.pool.onBlockImported(event.includedTxHashes, new Map(event.senderNonces));
+    this.refreshAccounts();
+  }
+
+  /** Block building's verdicts on candidates it left out; held senders get their balance read again. */
+  private onBuildRejected(rejected: readonly RejectedTx[]): void {
+    for (const { hash, reason, detail } of rejected) {
+      if (reason !== 'nonce-too-high' && reason !== 'underpriced') this.deps.log.debug(`Block building left out ${bytesToHex(hash)}: ${detail ?? reason}`);
+    }
+    this.pool.onBuildRejected(rejected);
+    this.refreshAccounts();
+  }
+
+  /** Reads again the accounts of senders whose balance the pool cannot trust or whose transactions wait for funds. */
+  private refreshAccounts(): void {
+    const senders = this.pool.sendersToRefresh();
+    if (senders.length === 0) return;
+    const block = this.head.number;
+    Promise.all(senders.map((sender) => this.accountAt(hexToBytes(sender as `0x${string}`)))).then(
+      (reads) => {
+        // Reads from one head (the cache is per head); a head that moved meanwhile makes them stale.
+        if (reads.some((read) => read.block !== block)) return;
+        this.pool.updateAccounts(reads.map(({ account }, i) => ({ address: senders[i]!, ...account })), block);
+      },
+      (err: unknown) => this.deps.log.debug(`Could not read ${senders.length} account(s) for the pool: ${errorMessage(err)}`),
+    );
+  }
+
+  /** Logs (DEBUG) and hands on transactions that left the pool without being mined. */
+  private announceDropped(txs: readonly DecodedTx[], reason: DropReason): void {
+    const hashes = txs.slice(0, HASHES_PER_LOG_LINE).map((tx) => bytesToHex(tx.hash));
+    const more = txs.length > HASHES_PER_LOG_LINE ? ` and ${txs.length - HASHES_PER_LOG_LINE} more` : '';
+    this.deps.log.debug(`Dropped ${txs.length} pending transaction(s) (${reason}): ${hashes.join(', ')}${more}`);
+    this.deps.onDropped?.(txs, reason);
   }
 
   /**
@@ -118,8 +166,15 @@ export class TxPoolActor {
     const decoded = await this.deps.decode(raw, this.rules);
     if ('error' in decoded) throw new RpcError(decoded.error);
     const tx = decoded.ok;
-    const account = await this.accountAt(tx.sender);
-    this.pool.add(tx, { account, blockGasLimit: this.head.gasLimit, baseFee: this.head.nextBaseFeePerGas, local, now: Date.now() });
+    const { account, block } = await this.accountAt(tx.sender);
+    this.pool.add(tx, {
+      account,
+      stateBlock: block,
+      blockGasLimit: this.head.gasLimit,
+      baseFee: this.head.nextBaseFeePerGas,
+      local,
+      now: Date.now(),
+    });
     for (const filter of this.pendingFilters.all()) filter.hashes.push(tx.hash);
     if (this.deps.gossip) this.gossipToPeers({ hash: tx.hash, type: tx.type, raw: tx.raw });
     return tx.hash;
@@ -131,11 +186,11 @@ export class TxPoolActor {
    * The sender's account at the head. Lookups made in the same tick go to the chain as one request,
    * which keeps the chain's mailbox quiet under a burst of submissions.
    */
-  private accountAt(address: Uint8Array): Promise<AccountSnapshot> {
+  private accountAt(address: Uint8Array): Promise<AccountRead> {
     const key = bytesToHex(address);
     let cached = this.accountCache.get(key);
     if (!cached) {
-      cached = new Promise<AccountSnapshot>((resolve, reject) => this.requestAccount({ address, resolve, reject }));
+      cached = new Promise<AccountRead>((resolve, reject) => this.requestAccount({ address, resolve, reject }));
       this.accountCache.set(key, cached);
       const cache = this.accountCache;
       cached.catch(() => cache.delete(key));
@@ -143,9 +198,9 @@ export class TxPoolActor {
     return cached;
   }
 
-  private readonly requestAccount = perTick<{ address: Uint8Array; resolve: (a: AccountSnapshot) => void; reject: (e: unknown) => void }>((waiting) => {
+  private readonly requestAccount = perTick<{ address: Uint8Array; resolve: (a: AccountRead) => void; reject: (e: unknown) => void }>((waiting) => {
     this.deps.accounts(waiting.map((w) => w.address)).then(
-      (answer) => waiting.forEach((w, i) => w.resolve(answer.accounts[i]!)),
+      (answer) => waiting.forEach((w, i) => w.resolve({ account: answer.accounts[i]!, block: answer.head.number })),
       (err: unknown) => waiting.forEach((w) => w.reject(err)),
     );
   });

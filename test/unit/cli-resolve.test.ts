@@ -76,6 +76,14 @@ test('defaults when nothing is given', (t) => {
   t.is(options.txPoolPriceBump, 10);
   t.is(options.txPoolMinGasPrice, 1000n);
   t.is(options.txPoolMaxFutureBySender, 200);
+  t.is(options.txPoolBlobPriceBump, 100);
+  t.is(options.txPool, 'LAYERED');
+  t.is(options.txPoolLayerMaxCapacity, 25_000_000);
+  t.is(options.txPoolMaxPrioritized, 4000);
+  t.deepEqual(options.txPoolMaxPrioritizedByType, { 3: 72 });
+  t.is(options.txPoolRetentionHours, 13);
+  t.is(options.txPoolLimitByAccountPercentage, 0.001);
+  t.is(options.txPoolMaxSize, 4096);
   t.is(options.rpcTxFeecap, 1000000000000000000n);
   t.false(options.txPoolNoLocalPriority);
   t.false(options.strictTxReplayProtectionEnabled);
@@ -507,6 +515,63 @@ test('price bump is forced to 0 with --min-gas-price=0 unless set', (t) => {
   t.is(resolve(['--min-gas-price=0']).txPoolPriceBump, 0);
   t.is(resolve(['--min-gas-price=0', '--tx-pool-price-bump=15']).txPoolPriceBump, 15);
   t.is(resolve(['--min-gas-price=1']).txPoolPriceBump, 10);
+});
+
+test('layered pool limits from every source; the by-type map replaces the default', (t) => {
+  const options = resolve(['--tx-pool-layer-max-capacity=1000000', '--tx-pool-max-prioritized=10', '--tx-pool-max-prioritized-by-type=EIP1559=5,FRONTIER=2']);
+  t.is(options.txPoolLayerMaxCapacity, 1_000_000);
+  t.is(options.txPoolMaxPrioritized, 10);
+  t.deepEqual(options.txPoolMaxPrioritizedByType, { 2: 5, 0: 2 });
+  t.deepEqual(resolve([], { BASALT_TX_POOL_MAX_PRIORITIZED_BY_TYPE: 'BLOB=3' }).txPoolMaxPrioritizedByType, { 3: 3 });
+  t.deepEqual(withToml('tx-pool-max-prioritized-by-type=["BLOB=1", "DELEGATE_CODE=4"]').txPoolMaxPrioritizedByType, { 3: 1, 4: 4 });
+  t.is(resolve(['--tx-pool=layered']).txPool, 'LAYERED');
+  t.is(resolve(['--tx-pool-blob-price-bump=50']).txPoolBlobPriceBump, 50);
+});
+
+test('bad by-type limits', (t) => {
+  expectUsageError(
+    t,
+    () => resolve(['--tx-pool-max-prioritized-by-type=BLOB']),
+    "Value for option option '--tx-pool-max-prioritized-by-type' (MAP<TYPE,INTEGER>) should be in KEY=VALUE format but was BLOB",
+  );
+  expectUsageError(
+    t,
+    () => resolve(['--tx-pool-max-prioritized-by-type=blob=3']),
+    "Invalid value for option '--tx-pool-max-prioritized-by-type': expected one of [FRONTIER, ACCESS_LIST, EIP1559, BLOB, DELEGATE_CODE] (case-sensitive) but was 'blob'",
+  );
+  expectUsageError(
+    t,
+    () => resolve(['--tx-pool-max-prioritized-by-type=BLOB=x']),
+    "Invalid value for option '--tx-pool-max-prioritized-by-type': 'x' is not an int",
+  );
+});
+
+test('sequenced pool options with the layered pool, and layered ones with a sequenced pool, are Besu\'s errors', (t) => {
+  expectUsageError(
+    t,
+    () => resolve(['--tx-pool-retention-hours=5']),
+    'Could not use legacy or sequenced transaction pool options with layered implementation [--tx-pool-retention-hours]',
+  );
+  expectUsageError(
+    t,
+    () => resolve(['--tx-pool-max-size=10'], { BASALT_TX_POOL_LIMIT_BY_ACCOUNT_PERCENTAGE: '0.5' }),
+    'Could not use legacy or sequenced transaction pool options with layered implementation [--tx-pool-limit-by-account-percentage, --tx-pool-max-size]',
+  );
+  expectUsageError(
+    t,
+    () => resolve(['--tx-pool=SEQUENCED', '--tx-pool-max-prioritized=3', '--tx-pool-layer-max-capacity=9']),
+    'Could not use layered transaction pool options with legacy or sequenced implementation [--tx-pool-layer-max-capacity, --tx-pool-max-prioritized]',
+  );
+  expectUsageError(
+    t,
+    () => resolve(['--tx-pool-limit-by-account-percentage=1.5']),
+    "Invalid value for option '--tx-pool-limit-by-account-percentage': cannot convert '1.5' to Fraction (org.hyperledger.besu.cli.converter.exception.FractionConversionException: Invalid value: 1.5, should be a number between 0.0 and 1.0 inclusive.)",
+  );
+});
+
+test('a sequenced or legacy pool is refused: Basalt implements the layered one only', (t) => {
+  expectUsageError(t, () => resolve(['--tx-pool=sequenced']), '--tx-pool=SEQUENCED is not supported: Basalt implements the LAYERED transaction pool only');
+  expectUsageError(t, () => resolve(['--tx-pool=LEGACY', '--tx-pool-retention-hours=1']), '--tx-pool=LEGACY is not supported: Basalt implements the LAYERED transaction pool only');
 });
 
 test('ports of enabled services must differ', (t) => {

@@ -74,7 +74,7 @@ function setup(emptyPeriod: number, transactionsAt: (height: bigint) => number) 
       held = undefined;
     },
     validateBlock: async () => ({ valid: false, reason: 'no proposals from peers in this test' }),
-    dropTransactions: async () => undefined,
+    reportRejected: async () => undefined,
     headers: (from, to) => chain.headers(from, to),
     headerByHash: async () => null,
     call: () => Promise.reject(new Error('no contract')),

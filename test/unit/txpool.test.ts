@@ -1,4 +1,4 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { Mainnet, createCustomCommon } from '@ethereumjs/common';
 import { createFeeMarket1559Tx, createLegacyTx } from '@ethereumjs/tx';
 import { privateToAddress } from '@ethereumjs/util';
@@ -8,7 +8,14 @@ import { RpcError } from '../../src/shared/rpc/errors.js';
 import type { RpcErrorObject } from '../../src/shared/rpc/types.js';
 import { decodeRawTransaction } from '../../src/tasks/transaction-decode.js';
 import { txRulesFor } from '../../src/txpool/tx-rules.js';
-import { TransactionPool, type AdmissionContext, type TransactionPoolOptions } from '../../src/txpool/pool.js';
+import {
+  TransactionPool,
+  memorySizeOf,
+  type AdmissionContext,
+  type DropReason,
+  type PoolEntry,
+  type TransactionPoolOptions,
+} from '../../src/txpool/pool.js';
 import { toHexKey, type DecodedTx } from '../../src/shared/ethereum/decoded-tx.js';
 
 const CHAIN_ID = 1337n;
@@ -463,6 +470,422 @@ test('entries() exposes pool metadata', (t) => {
     [local, true, 1],
     [remote, false, 2],
   ]);
+});
+
+// ---------------------------------------------------------------------------------------------------
+// Cumulative cost: what a sender's pooled transactions already commit of its balance
+
+const ETH = 10n ** 18n;
+const GWEI = 10n ** 9n;
+/** Upfront cost of a 21,000-gas transfer at `gasPrice` sending `value`. */
+const transferCost = (gasPrice: bigint, value: bigint): bigint => 21_000n * gasPrice + value;
+
+/** A pool that records what it reports as dropped. */
+function recordingPool(options: Partial<TransactionPoolOptions> = {}) {
+  const dropped: { hashes: string[]; reason: DropReason }[] = [];
+  const p = new TransactionPool(options, (txs, reason) => dropped.push({ hashes: txs.map((tx) => toHexKey(tx.hash)), reason }));
+  const droppedAs = (reason: DropReason): string[] => dropped.filter((d) => d.reason === reason).flatMap((d) => d.hashes);
+  return { p, dropped, droppedAs };
+}
+
+test('admission counts the costs of the sender\'s pooled transactions with lower nonces', (t) => {
+  const p = pool();
+  const cost = transferCost(1000n, ETH);
+  const account = { balance: 3n * cost };
+  for (let n = 0; n < 3; n++) p.add(legacyTx(1, n, 1000n, { value: ETH }), ctx({ account }));
+  t.deepEqual(rejection(() => p.add(legacyTx(1, 3, 1000n, { value: ETH }), ctx({ account }))), {
+    code: -32004,
+    message: 'Upfront cost exceeds account balance',
+  });
+  // A cheaper one still fits in what is left, and other senders are unaffected.
+  t.notThrows(() => p.add(legacyTx(1, 3, 1000n), ctx({ account: { balance: 3n * cost + 21_000n * 1000n } })));
+  t.notThrows(() => p.add(legacyTx(2, 0, 1000n, { value: ETH }), ctx({ account })));
+});
+
+test('a future nonce counts every pooled transaction below it, and higher nonces do not count', (t) => {
+  const p = pool();
+  const cost = transferCost(1000n, ETH);
+  p.add(legacyTx(1, 0, 1000n, { value: ETH }), ctx({ account: { balance: 2n * cost } }));
+  p.add(legacyTx(1, 5, 1000n, { value: ETH }), ctx({ account: { balance: 2n * cost } }));
+  // Nonce 3 sits below 5, so only nonce 0 counts for it; nonce 6 counts 0 and 5.
+  t.notThrows(() => p.add(legacyTx(1, 3, 1000n, { value: ETH }), ctx({ account: { balance: 2n * cost } })));
+  t.is(rejection(() => p.add(legacyTx(1, 6, 1000n, { value: ETH }), ctx({ account: { balance: 3n * cost } }))).code, -32004);
+});
+
+test('a replacement is checked with its own cost, and the later nonces it leaves unaffordable wait in the pool', (t) => {
+  const { p, droppedAs } = recordingPool();
+  const balance = 3n * transferCost(2000n, ETH);
+  const account = { balance };
+  const txs = [0, 1, 2].map((n) => legacyTx(1, n, 1000n, { value: ETH }));
+  for (const tx of txs) p.add(tx, ctx({ account }));
+  // Replacing nonce 1 with a transfer of the whole balance cannot pass: nonce 0 comes first.
+  t.is(rejection(() => p.add(legacyTx(1, 1, 2000n, { value: balance }), ctx({ account }))).code, -32004);
+  // A replacement that fits with nonce 0 but not with nonce 2 is admitted; nonce 2 stays, unselected.
+  const bigger = legacyTx(1, 1, 2000n, { value: 2n * ETH });
+  t.deepEqual(p.add(bigger, ctx({ account })), { pending: true, replaced: txs[1] });
+  t.deepEqual(droppedAs('replaced'), [toHexKey(txs[1]!.hash)]);
+  t.is(p.size, 3);
+  t.deepEqual(p.selectForBlock({ gasLimit: 30_000_000n, maxCount: 10 }), [txs[0], bigger]);
+  t.is(p.getEntry(txs[2]!.hash)?.layer, 'sparse');
+  t.deepEqual(p.sendersToRefresh(), [addressKey(1)]);
+  // A deposit seen in a fresh read makes it executable again.
+  p.updateAccounts([{ address: addressOf(1), nonce: 0n, balance: balance + ETH }]);
+  t.deepEqual(p.selectForBlock({ gasLimit: 30_000_000n, maxCount: 10 }), [txs[0], bigger, txs[2]]);
+  t.deepEqual(p.sendersToRefresh(), []);
+});
+
+test('129 transfers from a 200 ETH account: those past the balance are refused, every admitted one is mined', (t) => {
+  // The issue's case, with the pool alone: each transfer sends 2 ETH, so about 99 fit in 200 ETH.
+  const { p, dropped } = recordingPool();
+  const maxFee = 2n * GWEI;
+  let balance = 200n * ETH;
+  const admitted: DecodedTx[] = [];
+  let refused = 0;
+  for (let n = 0; n < 129; n++) {
+    const tx = feeMarketTx(1, n, maxFee, GWEI, { value: 2n * ETH });
+    try {
+      p.add(tx, ctx({ account: { nonce: 0n, balance }, baseFee: GWEI }));
+      admitted.push(tx);
+    } catch (err) {
+      t.is((err as RpcError).toObject().code, -32004);
+      refused++;
+    }
+  }
+  const perTx = transferCost(maxFee, 2n * ETH);
+  t.is(admitted.length, Number((200n * ETH) / perTx));
+  t.is(refused, 129 - admitted.length);
+  // Blocks of at most 30 transfers, each paying base fee + tip (less than its max fee).
+  let nonce = 0n;
+  for (let block = 1n; p.size > 0 && block < 20n; block++) {
+    p.setHead(block, GWEI);
+    const selected = p.selectForBlock({ baseFee: GWEI, gasLimit: 30n * 21_000n, maxCount: 100 });
+    t.true(selected.length > 0, `block ${block} takes transactions`);
+    for (const tx of selected) {
+      t.is(tx.nonce, nonce++);
+      balance -= 21_000n * (GWEI + GWEI) + tx.value;
+    }
+    p.onBlockImported(selected.map((tx) => tx.hash), new Map([[addressKey(1), nonce]]));
+    // A fresh read at the new head, as the actor makes for a later admission.
+    p.updateAccounts([{ address: addressOf(1), nonce, balance }], block);
+  }
+  t.is(nonce, BigInt(admitted.length));
+  t.is(p.size, 0);
+  t.deepEqual(dropped, []);
+});
+
+test('an included transaction lowers the balance the pool holds by its upfront cost until a fresh read', (t) => {
+  const p = pool();
+  const cost = transferCost(1000n, ETH);
+  const txs = [0, 1].map((n) => legacyTx(1, n, 1000n, { value: ETH }));
+  p.setHead(1n, undefined);
+  for (const tx of txs) p.add(tx, ctx({ account: { balance: 3n * cost }, stateBlock: 1n }));
+  p.setHead(2n, undefined);
+  p.onBlockImported([txs[0]!.hash], new Map());
+  // A read racing the import (still at block 1) shows the old balance and nonce: the pool's figures
+  // win, 3 × cost − cost for nonce 0, of which nonce 1 commits one more.
+  const behind = ctx({ account: { nonce: 0n, balance: 3n * cost }, stateBlock: 1n });
+  t.is(rejection(() => p.add(legacyTx(1, 0, 2000n), behind)).message, 'Nonce too low');
+  t.notThrows(() => p.add(legacyTx(1, 2, 1000n, { value: ETH }), behind));
+  t.is(rejection(() => p.add(legacyTx(1, 3, 1000n), behind)).code, -32004);
+  // A read at the new head is the truth (the mined transfer paid less than its upfront cost).
+  const current = ctx({ account: { nonce: 1n, balance: 2n * cost + 21_000n * 1000n }, stateBlock: 2n });
+  t.notThrows(() => p.add(legacyTx(1, 3, 1000n), current));
+});
+
+test('a sender whose balance paid for transactions the pool never held is read again', (t) => {
+  const p = pool();
+  p.add(legacyTx(1, 0, 1000n), ctx());
+  p.add(legacyTx(1, 1, 1000n), ctx());
+  p.onBlockImported([], new Map([[addressKey(1), 1n]]));
+  t.deepEqual(p.sendersToRefresh(), [addressKey(1)]);
+  p.updateAccounts([{ address: addressKey(1), nonce: 1n, balance: RICH }]);
+  t.deepEqual(p.sendersToRefresh(), []);
+});
+
+// ---------------------------------------------------------------------------------------------------
+// What block building reports
+
+test('build rejections: a used nonce drops as stale, a short balance holds, a missing predecessor or a low price changes nothing, invalid drops', (t) => {
+  const { p, droppedAs } = recordingPool();
+  const a = [0, 1].map((n) => legacyTx(1, n, 1000n));
+  const b = [0, 1, 2].map((n) => legacyTx(2, n, 1000n));
+  const c = [0, 1].map((n) => legacyTx(3, n, 1000n));
+  const d0 = legacyTx(4, 0, 1000n);
+  for (const tx of [...a, ...b, ...c, d0]) p.add(tx, ctx());
+
+  p.onBuildRejected([
+    { hash: a[0]!.hash, reason: 'nonce-too-low' },
+    { hash: b[1]!.hash, reason: 'insufficient-funds' },
+    { hash: c[0]!.hash, reason: 'underpriced' },
+    { hash: c[1]!.hash, reason: 'nonce-too-high' },
+    { hash: d0.hash, reason: 'invalid' },
+  ]);
+  t.deepEqual(droppedAs('stale'), [toHexKey(a[0]!.hash)]);
+  t.deepEqual(droppedAs('invalid'), [toHexKey(d0.hash)]);
+  // a1 now waits behind a gap until the block that used nonce 0 arrives.
+  t.deepEqual(p.contentFrom(addressOf(1)), { pending: [], queued: [a[1]!] });
+  // b1 and b2 stay, held back: b0 is still selected.
+  t.is(p.size, 6);
+  t.deepEqual(p.selectForBlock({ gasLimit: 30_000_000n, maxCount: 10 }), [b[0], c[0], c[1]]);
+  t.deepEqual(p.sendersToRefresh(), [addressKey(2)]);
+  // A fresh read at the head that covers them releases them.
+  p.updateAccounts([{ address: addressOf(2), nonce: 0n, balance: RICH }]);
+  t.deepEqual(p.selectForBlock({ gasLimit: 30_000_000n, maxCount: 10 }), [b[0], b[1], b[2], c[0], c[1]]);
+  // The used nonce's block arrives: a1 becomes pending.
+  p.onBlockImported([], new Map([[addressKey(1), 1n]]));
+  t.deepEqual(p.contentFrom(addressOf(1)), { pending: [a[1]!], queued: [] });
+});
+
+test('a read of another block than the pool\'s head does not release a hold', (t) => {
+  const p = pool();
+  p.setHead(5n, undefined);
+  const tx = legacyTx(1, 0, 1000n);
+  p.add(tx, ctx({ stateBlock: 5n }));
+  p.onBuildRejected([{ hash: tx.hash, reason: 'insufficient-funds' }]);
+  p.updateAccounts([{ address: addressOf(1), nonce: 0n, balance: RICH }], 4n);
+  t.deepEqual(p.selectForBlock({ gasLimit: 30_000_000n, maxCount: 10 }), []);
+  p.updateAccounts([{ address: addressOf(1), nonce: 0n, balance: RICH }], 5n);
+  t.deepEqual(p.selectForBlock({ gasLimit: 30_000_000n, maxCount: 10 }), [tx]);
+});
+
+// ---------------------------------------------------------------------------------------------------
+// Limits and eviction (Besu's layered pool)
+
+test('memory size estimate grows with the encoding', (t) => {
+  const small = legacyTx(1, 0, 1000n);
+  const big = legacyTx(1, 0, 1000n, { gasLimit: 100_000n });
+  t.true(memorySizeOf(small) > small.raw.length);
+  t.true(memorySizeOf(big) >= memorySizeOf(small));
+  const p = pool();
+  p.add(small, ctx());
+  t.is(p.getEntry(small.hash)?.size, memorySizeOf(small));
+});
+
+test('only the prioritized layer is selected; a better transaction displaces the lowest-ranked sender\'s latest nonce', (t) => {
+  const p = pool({ maxPrioritized: 3 });
+  const low = [0, 1].map((n) => feeMarketTx(1, n, 1000n, 10n));
+  const mid = [0, 1].map((n) => feeMarketTx(2, n, 1000n, 20n));
+  for (const tx of [...low, ...mid]) p.add(tx, ctx({ local: false }));
+  // low0, low1, mid0 arrived first; mid1 outranks low1 (tip 20 > 10), which goes down to ready.
+  t.deepEqual(p.layerStats().prioritized.count, 3);
+  t.is(p.getEntry(low[1]!.hash)?.layer, 'ready');
+  t.is(p.getEntry(mid[1]!.hash)?.layer, 'prioritized');
+  t.deepEqual(p.selectForBlock({ gasLimit: 30_000_000n, maxCount: 10 }), [mid[0], mid[1], low[0]]);
+  // A transaction that ranks below everything prioritized goes to ready.
+  const lowest = feeMarketTx(3, 0, 1000n, 1n);
+  p.add(lowest, ctx({ local: false }));
+  t.is(p.getEntry(lowest.hash)?.layer, 'ready');
+  // Mined transactions make room: the best ready ones move up.
+  p.onBlockImported([mid[0]!.hash, mid[1]!.hash], new Map());
+  t.is(p.getEntry(low[1]!.hash)?.layer, 'prioritized');
+  t.is(p.getEntry(lowest.hash)?.layer, 'prioritized');
+  t.deepEqual(p.selectForBlock({ gasLimit: 30_000_000n, maxCount: 10 }), [low[0], low[1], lowest]);
+});
+
+test('a per-type cap limits prioritized transactions of that type', (t) => {
+  const p = pool({ maxPrioritized: 10, maxPrioritizedByType: { 2: 2 } });
+  const typed = [1, 2, 3].map((s) => feeMarketTx(s, 0, 1000n, BigInt(10 * s)));
+  const legacy = legacyTx(4, 0, 1000n);
+  for (const tx of [...typed, legacy]) p.add(tx, ctx({ local: false }));
+  t.deepEqual(p.layerStats().prioritized.byType, { 0: 1, 1: 0, 2: 2, 3: 0, 4: 0 });
+  // The lowest-ranked type-2 one (tip 10) waits in ready.
+  t.is(p.getEntry(typed[0]!.hash)?.layer, 'ready');
+  // Without a base fee the legacy transaction tips its whole gas price.
+  t.deepEqual(p.selectForBlock({ gasLimit: 30_000_000n, maxCount: 10 }), [legacy, typed[2], typed[1]]);
+});
+
+test('a full ready layer moves its least valuable sender\'s latest nonce to sparse, and a full sparse layer evicts oldest sender first, latest nonce first', (t) => {
+  const unit = memorySizeOf(feeMarketTx(1, 0, 1000n, 1n));
+  // Room for 3 transactions per layer (sizes differ by a byte or two between signatures).
+  const { p, droppedAs } = recordingPool({ maxPrioritized: 0, layerMaxCapacity: 3 * unit + 8 });
+  const rich = [0, 1, 2].map((n) => feeMarketTx(1, n, 5000n, 1n));
+  for (const tx of rich) p.add(tx, ctx({ local: false }));
+  t.deepEqual(p.layerStats().ready.count, 3);
+  // A sender with a lower max fee: it is the least valuable, so its own latest nonces go down.
+  const poor = [0, 1].map((n) => feeMarketTx(2, n, 2000n, 1n));
+  for (const tx of poor) p.add(tx, ctx({ local: false }));
+  t.deepEqual(
+    [...rich, ...poor].map((tx) => p.getEntry(tx.hash)?.layer),
+    ['ready', 'ready', 'ready', 'sparse', 'sparse'],
+  );
+  // A richer sender than `rich` enters: `rich` gives up its latest nonce.
+  const richer = feeMarketTx(3, 0, 9000n, 1n);
+  p.add(richer, ctx({ local: false }));
+  t.is(p.getEntry(richer.hash)?.layer, 'ready');
+  t.is(p.getEntry(rich[2]!.hash)?.layer, 'sparse');
+  t.deepEqual(droppedAs('evicted'), []);
+  // Sparse holds rich2, poor0, poor1 (in arrival order); a future transaction overflows it. The oldest
+  // sparse transaction is rich2: its sender loses its latest nonce, which is rich2 itself.
+  const future = feeMarketTx(4, 7, 9000n, 1n);
+  p.add(future, ctx({ local: false }));
+  t.deepEqual(droppedAs('evicted'), [toHexKey(rich[2]!.hash)]);
+  t.is(p.size, 6);
+  t.true(p.layerStats().sparse.bytes <= 3 * unit + 8);
+  t.true(p.layerStats().ready.bytes <= 3 * unit + 8);
+  // Next the oldest is poor0, and `poor` loses its latest nonce first: poor1, then poor0.
+  p.add(feeMarketTx(5, 3, 9000n, 1n), ctx({ local: false }));
+  t.deepEqual(droppedAs('evicted'), [toHexKey(rich[2]!.hash), toHexKey(poor[1]!.hash)]);
+  t.is(p.getEntry(poor[0]!.hash)?.layer, 'sparse');
+  p.add(feeMarketTx(6, 3, 9000n, 1n), ctx({ local: false }));
+  t.deepEqual(droppedAs('evicted'), [toHexKey(rich[2]!.hash), toHexKey(poor[1]!.hash), toHexKey(poor[0]!.hash)]);
+  t.deepEqual(p.contentFrom(addressOf(2)), { pending: [], queued: [] });
+  // Ready was never touched by sparse evictions.
+  t.deepEqual([rich[0], rich[1], richer].map((tx) => p.getEntry(tx!.hash)?.layer), ['ready', 'ready', 'ready']);
+});
+
+test('a newly admitted transaction that ranks lowest in a full pool is the one evicted', (t) => {
+  const unit = memorySizeOf(legacyTx(1, 0, 1000n));
+  const { p, droppedAs } = recordingPool({ maxPrioritized: 0, layerMaxCapacity: unit + 8 });
+  const first = legacyTx(1, 5, 1000n);
+  const second = legacyTx(2, 5, 1000n);
+  p.add(first, ctx({ local: false }));
+  // The oldest sparse transaction's sender goes first: `first`, not the newcomer.
+  p.add(second, ctx({ local: false }));
+  t.deepEqual(droppedAs('evicted'), [toHexKey(first.hash)]);
+  t.truthy(p.getByHash(second.hash));
+});
+
+test('space freed by a block brings demoted transactions back up', (t) => {
+  const unit = memorySizeOf(feeMarketTx(1, 0, 1000n, 1n));
+  const p = pool({ maxPrioritized: 2, layerMaxCapacity: 2 * unit + 8 });
+  const txs = [0, 1, 2, 3, 4, 5].map((n) => feeMarketTx(1, n, 1000n, 1n));
+  for (const tx of txs) p.add(tx, ctx({ local: false }));
+  t.deepEqual(txs.map((tx) => p.getEntry(tx.hash)?.layer), ['prioritized', 'prioritized', 'ready', 'ready', 'sparse', 'sparse']);
+  p.onBlockImported([txs[0]!.hash, txs[1]!.hash], new Map());
+  t.deepEqual(txs.slice(2).map((tx) => p.getEntry(tx.hash)?.layer), ['prioritized', 'prioritized', 'ready', 'ready']);
+  t.deepEqual(p.layerStats(), {
+    prioritized: { count: 2, byType: { 0: 0, 1: 0, 2: 2, 3: 0, 4: 0 } },
+    ready: { count: 2, bytes: memorySizeOf(txs[4]!) + memorySizeOf(txs[5]!) },
+    sparse: { count: 0, bytes: 0 },
+  });
+});
+
+test('a fresh read with less balance takes the unaffordable out of prioritized and lets others move up', (t) => {
+  const p = pool({ maxPrioritized: 2 });
+  const a = [0, 1].map((n) => feeMarketTx(1, n, 1000n, 50n));
+  const b0 = feeMarketTx(2, 0, 1000n, 10n);
+  for (const tx of [...a, b0]) p.add(tx, ctx({ local: false }));
+  t.is(p.getEntry(b0.hash)?.layer, 'ready');
+  p.updateAccounts([{ address: addressOf(1), nonce: 0n, balance: 21_000n * 1000n }]);
+  t.deepEqual([a[0], a[1], b0].map((tx) => p.getEntry(tx!.hash)?.layer), ['prioritized', 'sparse', 'prioritized']);
+  t.deepEqual(p.selectForBlock({ gasLimit: 30_000_000n, maxCount: 10 }), [a[0], b0]);
+});
+
+test('a gap inside the prioritized run sends the transactions behind it to sparse', (t) => {
+  const p = pool();
+  const txs = [0, 1, 2].map((n) => legacyTx(1, n, 1000n));
+  for (const tx of txs) p.add(tx, ctx());
+  p.remove(txs[1]!.hash);
+  t.deepEqual(txs.map((tx) => p.getEntry(tx.hash)?.layer), ['prioritized', undefined, 'sparse']);
+  t.deepEqual(p.layerStats().prioritized.count, 1);
+});
+
+/** Checks the layers against what the pool holds: counts, bytes, limits, and nonce order per sender. */
+function checkLayers(t: ExecutionContext, p: TransactionPool, options: Partial<TransactionPoolOptions>): void {
+  const entries = [...p.entries()];
+  const stats = p.layerStats();
+  const of = (layer: string) => entries.filter((e) => e.layer === layer);
+  const bytes = (list: PoolEntry[]) => list.reduce((sum, e) => sum + e.size, 0);
+  t.is(stats.prioritized.count, of('prioritized').length);
+  t.is(stats.ready.count, of('ready').length);
+  t.is(stats.ready.bytes, bytes(of('ready')));
+  t.is(stats.sparse.count, of('sparse').length);
+  t.is(stats.sparse.bytes, bytes(of('sparse')));
+  t.true(stats.prioritized.count <= (options.maxPrioritized ?? 4000));
+  for (const [type, cap] of Object.entries(options.maxPrioritizedByType ?? {})) t.true(stats.prioritized.byType[Number(type) as 0] <= cap);
+  t.true(stats.ready.bytes <= (options.layerMaxCapacity ?? 25_000_000));
+  t.true(stats.sparse.bytes <= (options.layerMaxCapacity ?? 25_000_000));
+  const rank = { prioritized: 0, ready: 1, sparse: 2 } as const;
+  for (const sender of new Set(entries.map((e) => e.senderKey))) {
+    const { pending, queued } = p.contentFrom(sender);
+    const layers = [...pending, ...queued].map((tx) => rank[p.getEntry(tx.hash)!.layer]);
+    t.deepEqual(layers, [...layers].sort(), `layers follow nonce order for ${sender}`);
+    t.true(queued.every((tx) => p.getEntry(tx.hash)!.layer === 'sparse'), 'queued transactions are sparse');
+  }
+}
+
+test('random admissions, blocks, rejections and removals keep the layers consistent and within limits', (t) => {
+  // mulberry32: a small seeded generator, so a failure replays.
+  let seed = 42;
+  const random = (n: number): number => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let x = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
+    return ((x ^ (x >>> 14)) >>> 0) % n;
+  };
+  const unit = memorySizeOf(feeMarketTx(1, 0, 1000n, 1n));
+  const options: Partial<TransactionPoolOptions> = { maxPrioritized: 6, maxPrioritizedByType: { 0: 2 }, layerMaxCapacity: 5 * unit };
+  const { p, droppedAs } = recordingPool(options);
+  const nonces = new Map<number, bigint>();
+  let mined = 0;
+  for (let step = 0; step < 400; step++) {
+    const op = random(10);
+    if (op < 7) {
+      const sender = 200 + random(8);
+      const nonce = (nonces.get(sender) ?? 0n) + BigInt(random(5));
+      const fee = BigInt(1000 + random(5) * 100);
+      const tx = random(3) === 0 ? legacyTx(sender, Number(nonce), fee) : feeMarketTx(sender, Number(nonce), fee, BigInt(random(50)));
+      const balance = random(4) === 0 ? 21_000n * fee * 2n : RICH;
+      try {
+        p.add(tx, ctx({ local: false, account: { nonce: nonces.get(sender) ?? 0n, balance } }));
+      } catch (err) {
+        if (!(err instanceof RpcError)) throw err;
+      }
+    } else if (op < 9) {
+      const block = p.selectForBlock({ gasLimit: BigInt(1 + random(4)) * 21_000n, maxCount: 10 });
+      for (const tx of block) nonces.set([...keys.keys()].find((k) => addressKey(k) === toHexKey(tx.sender))!, tx.nonce + 1n);
+      p.onBlockImported(block.map((tx) => tx.hash), new Map());
+      mined += block.length;
+    } else {
+      const all = [...p.entries()];
+      const victim = all[random(Math.max(1, all.length))];
+      if (victim !== undefined) {
+        const reasons = ['nonce-too-high', 'insufficient-funds', 'invalid'] as const;
+        if (random(2) === 0) p.onBuildRejected([{ hash: victim.tx.hash, reason: reasons[random(3)]! }]);
+        else p.updateAccounts([{ address: victim.senderKey, nonce: 0n, balance: RICH }]);
+      }
+    }
+    checkLayers(t, p, options);
+  }
+  // The run went through every path that moves transactions.
+  t.true(p.size > 0 && mined > 0);
+  t.true(droppedAs('evicted').length > 0 && droppedAs('invalid').length > 0 && droppedAs('replaced').length > 0);
+  t.log(`${mined} mined, ${droppedAs('evicted').length} evicted, ${p.size} left: ${JSON.stringify(p.layerStats())}`);
+});
+
+// ---------------------------------------------------------------------------------------------------
+// Blob transactions (fields set by hand: the pool does not look at blobs themselves)
+
+function asBlobTx(base: DecodedTx, blobCount: number, maxFeePerBlobGas: bigint): DecodedTx {
+  return { ...base, type: 3, blobCount, maxFeePerBlobGas };
+}
+
+test('a blob transaction\'s upfront cost includes blob gas × max fee per blob gas', (t) => {
+  const blob = asBlobTx(feeMarketTx(1, 0, 1000n, 1n), 2, 10n);
+  const upfront = 21_000n * 1000n + 2n * 131_072n * 10n;
+  t.is(rejection(() => pool().add(blob, ctx({ account: { balance: upfront - 1n } }))).code, -32004);
+  t.notThrows(() => pool().add(blob, ctx({ account: { balance: upfront } })));
+});
+
+test('a blob replacement needs the blob price bump on every fee, its blob fee included', (t) => {
+  const p = pool();
+  p.add(asBlobTx(feeMarketTx(1, 0, 1000n, 100n), 1, 50n), ctx());
+  const underpriced = 'Replacement transaction underpriced';
+  // 10 % is not enough for blobs: 100 % is.
+  t.is(rejection(() => p.add(asBlobTx(feeMarketTx(1, 0, 1100n, 110n), 1, 100n), ctx())).message, underpriced);
+  t.is(rejection(() => p.add(asBlobTx(feeMarketTx(1, 0, 2000n, 200n), 1, 99n), ctx())).message, underpriced);
+  t.notThrows(() => p.add(asBlobTx(feeMarketTx(1, 0, 2000n, 200n), 1, 100n), ctx()));
+  const lenient = pool({ blobPriceBump: 10 });
+  lenient.add(asBlobTx(feeMarketTx(1, 0, 1000n, 100n), 1, 50n), ctx());
+  t.notThrows(() => lenient.add(asBlobTx(feeMarketTx(1, 0, 1100n, 110n), 1, 55n), ctx()));
+});
+
+test('the blob type is capped at 72 prioritized transactions by default', (t) => {
+  const p = pool();
+  for (let s = 0; s < 80; s++) p.add(asBlobTx(feeMarketTx(100 + s, 0, 1000n, BigInt(1 + s)), 1, 1n), ctx({ local: false }));
+  const stats = p.layerStats();
+  t.is(stats.prioritized.byType[3], 72);
+  t.is(stats.ready.count, 8);
 });
 
 // ---------------------------------------------------------------------------------------------------

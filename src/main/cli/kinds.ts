@@ -8,6 +8,7 @@ import { CliUsageError, invalidValue } from './errors.js';
 import { LOG_LEVELS } from '../../shared/util/log.js';
 import type { LogLevel } from '../../shared/util/log.js';
 import { isApiGroup, type ApiGroup } from '../../shared/rpc/api-groups.js';
+import type { TxType } from '../../shared/ethereum/decoded-tx.js';
 
 /** How an option is named in messages. */
 export interface OptionLabel {
@@ -210,6 +211,26 @@ export const percentage: ScalarKind<number> = {
   },
 };
 
+/** Besu's `Fraction` (a float 0.0..1.0) through its `FractionConverter`. */
+export const fraction: ScalarKind<number> = {
+  shape: 'scalar',
+  arity: 'one',
+  toml: 'number',
+  paramLabel: '<Fraction>',
+  convert(text, option) {
+    const value = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(text) ? Number(text) : NaN;
+    if (!(value >= 0 && value <= 1)) {
+      throw cannotConvert(
+        option,
+        text,
+        'Fraction',
+        `org.hyperledger.besu.cli.converter.exception.FractionConversionException: Invalid value: ${text}, should be a number between 0.0 and 1.0 inclusive.`,
+      );
+    }
+    return value;
+  },
+};
+
 // ---------------------------------------------------------------------------------------------------------
 // Text
 
@@ -315,6 +336,42 @@ export function stringList(options: { paramLabel: string; allowsNoValue?: boolea
     convert: (entries) => [...entries],
   };
 }
+
+/** Besu's `TransactionType` names, by EIP-2718 type number. */
+const TRANSACTION_TYPE_NAMES: Readonly<Record<string, TxType>> = { FRONTIER: 0, ACCESS_LIST: 1, EIP1559: 2, BLOB: 3, DELEGATE_CODE: 4 };
+
+/**
+ * A picocli map option of transaction types to ints (`BLOB=72,EIP1559=100`): type names as Besu's enum
+ * spells them (case-sensitive), delivered by type number. Given at all, it replaces the default map.
+ */
+export const transactionTypeLimits: ListKind<Readonly<Partial<Record<TxType, number>>>> = {
+  shape: 'list',
+  allowsNoValue: false,
+  separator: /,/,
+  paramLabel: 'MAP<TYPE,INTEGER>',
+  convert(entries, option) {
+    const limits: Partial<Record<TxType, number>> = {};
+    for (const entry of entries) {
+      const [name, value, ...rest] = entry.split('=');
+      if (value === undefined || rest.length > 0) {
+        throw new CliUsageError(
+          `Value for option option '${option.longestName}' (MAP<TYPE,INTEGER>) should be in KEY=VALUE format but was ${entry}`,
+        );
+      }
+      const type = Object.hasOwn(TRANSACTION_TYPE_NAMES, name!) ? TRANSACTION_TYPE_NAMES[name!] : undefined;
+      if (type === undefined) {
+        throw invalidValue(
+          option.longestName,
+          `expected one of [${Object.keys(TRANSACTION_TYPE_NAMES).join(', ')}] (case-sensitive) but was '${name}'`,
+        );
+      }
+      const limit = parseJavaInteger(value, INT_MIN, INT_MAX);
+      if (limit === undefined) throw invalidValue(option.longestName, `'${value}' is not an int`);
+      limits[type] = Number(limit);
+    }
+    return limits;
+  },
+};
 
 /** JSON-RPC API groups: uppercase-exact names, Besu's `invalid entries found [A, B]` for anything else. */
 export const apiList: ListKind<readonly ApiGroup[]> = {

@@ -15,6 +15,7 @@ import {
   corsOrigins,
   enumeration,
   file,
+  fraction,
   hexBytes,
   host,
   hostAllowlist,
@@ -27,6 +28,7 @@ import {
   port,
   stringList,
   text,
+  transactionTypeLimits,
   wei,
 } from './kinds.js';
 import { API_GROUPS } from '../../shared/rpc/api-groups.js';
@@ -42,6 +44,8 @@ export const NETWORKS = [
 ] as const;
 /** Named networks Besu knows; Basalt itself only runs `dev` (and custom genesis files). */
 export type NetworkName = (typeof NETWORKS)[number];
+
+export const TX_POOL_IMPLEMENTATIONS = ['LAYERED', 'SEQUENCED', 'LEGACY'] as const;
 
 export interface OptionRow<K extends string, T, HasDefault extends boolean> {
   /** Long names first (`--name`), then aliases; a single-dash short name (`-l`) may follow. */
@@ -306,11 +310,70 @@ export const NODE_OPTIONS = [
     description: 'Transactions with gas price (in Wei) lower than this minimum will not be accepted into the txpool (not to be confused with min-gas-price, that is applied on block creation)',
   }),
   option({
+    names: ['--tx-pool-blob-price-bump'],
+    key: 'txPoolBlobPriceBump',
+    kind: percentage,
+    default: 100,
+    description: 'Blob price bump percentage to replace an already existing transaction blob tx',
+  }),
+  option({
+    names: ['--tx-pool'],
+    key: 'txPool',
+    kind: enumeration(TX_POOL_IMPLEMENTATIONS, { paramLabel: '<IMPLEMENTATION>' }),
+    default: 'LAYERED',
+    description: 'The Transaction Pool implementation to use (Basalt implements LAYERED only; SEQUENCED and LEGACY are refused at start-up)',
+  }),
+  // Layered pool options (resolve.ts refuses them with a sequenced pool, as Besu does).
+  option({
+    names: ['--tx-pool-layer-max-capacity'],
+    key: 'txPoolLayerMaxCapacity',
+    kind: long(),
+    default: 25_000_000,
+    description: 'Max amount of memory space, in bytes, that any layer within the transaction pool could occupy',
+  }),
+  option({
+    names: ['--tx-pool-max-prioritized'],
+    key: 'txPoolMaxPrioritized',
+    kind: int(),
+    default: 4000,
+    description: 'Max number of pending transactions that are prioritized and thus kept sorted',
+  }),
+  option({
+    names: ['--tx-pool-max-prioritized-by-type'],
+    key: 'txPoolMaxPrioritizedByType',
+    kind: transactionTypeLimits,
+    default: { 3: 72 },
+    defaultText: 'BLOB=72',
+    description: 'Max number of pending transactions, of a specific type, that are prioritized and thus kept sorted',
+  }),
+  option({
     names: ['--tx-pool-max-future-by-sender'],
     key: 'txPoolMaxFutureBySender',
     kind: int(),
     default: 200,
     description: 'Max number of future pending transactions allowed for a single sender',
+  }),
+  // Sequenced pool options: accepted so that using them gets Besu's error (Basalt has no sequenced pool).
+  option({
+    names: ['--tx-pool-retention-hours'],
+    key: 'txPoolRetentionHours',
+    kind: int(),
+    default: 13,
+    description: 'Maximum retention period of pending transactions in hours (sequenced pool only)',
+  }),
+  option({
+    names: ['--tx-pool-limit-by-account-percentage'],
+    key: 'txPoolLimitByAccountPercentage',
+    kind: fraction,
+    default: 0.001,
+    description: 'Maximum portion of the transaction pool which a single account may occupy with future transactions (sequenced pool only)',
+  }),
+  option({
+    names: ['--tx-pool-max-size'],
+    key: 'txPoolMaxSize',
+    kind: int(),
+    default: 4096,
+    description: 'Maximum number of pending transactions that will be kept in the transaction pool (sequenced pool only)',
   }),
   option({
     names: ['--rpc-tx-feecap'],

@@ -102,7 +102,29 @@ function applyCrossOptionRules(values: Map<OptionKey, unknown>, specified: Reado
   }
   // §12.2: no replacement price bump on a free-gas network unless asked for.
   if (minGasPrice === 0n && !specified.has('txPoolPriceBump')) values.set('txPoolPriceBump', 0);
+
+  // §12.3: each implementation's options are refused with the other, listing the ones given.
+  const layered = get<string>('txPool') === 'LAYERED';
+  const misplaced = (layered ? SEQUENCED_POOL_OPTIONS : LAYERED_POOL_OPTIONS).filter((key) => specified.has(key));
+  if (misplaced.length > 0) {
+    const names = misplaced.map((key) => specFor(key).row.names[0]).join(', ');
+    throw new CliUsageError(
+      layered
+        ? `Could not use legacy or sequenced transaction pool options with layered implementation [${names}]`
+        : `Could not use layered transaction pool options with legacy or sequenced implementation [${names}]`,
+    );
+  }
+  if (!layered) {
+    throw new CliUsageError(
+      `--tx-pool=${get<string>('txPool')} is not supported: Basalt implements the LAYERED transaction pool only`,
+    );
+  }
 }
+
+const LAYERED_POOL_OPTIONS: readonly OptionKey[] = [
+  'txPoolLayerMaxCapacity', 'txPoolMaxPrioritized', 'txPoolMaxPrioritizedByType', 'txPoolMaxFutureBySender',
+];
+const SEQUENCED_POOL_OPTIONS: readonly OptionKey[] = ['txPoolRetentionHours', 'txPoolLimitByAccountPercentage', 'txPoolMaxSize'];
 
 /** Resolves the node options from a parsed command line, the environment and the config file. */
 function resolveParsed(commandLine: ParsedCommandLine, env: Environment, readFile: ReadFile): NodeOptions {

@@ -149,10 +149,14 @@ export async function runNode(options: NodeOptions): Promise<number> {
       actor: 'txpool',
       pool: {
         priceBump: options.txPoolPriceBump,
+        blobPriceBump: options.txPoolBlobPriceBump,
         maxFutureBySender: options.txPoolMaxFutureBySender,
         minGasPrice: options.txPoolMinGasPrice,
         txFeeCap: options.rpcTxFeecap,
         noLocalPriority: options.txPoolNoLocalPriority,
+        layerMaxCapacity: options.txPoolLayerMaxCapacity,
+        maxPrioritized: options.txPoolMaxPrioritized,
+        maxPrioritizedByType: { ...options.txPoolMaxPrioritizedByType },
       },
       ports: {
         chain: txpoolChain.port1,

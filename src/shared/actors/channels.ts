@@ -6,7 +6,7 @@
  *   transport ─rpc→ chain | txpool | consensus | p2p
  *   txpool ─head, accounts→ chain          chain ─nextNonce→ txpool        chain ⇒ newHead ⇒ txpool
  *   consensus ─build, import…→ chain                                       chain ⇒ newHead ⇒ consensus
- *   consensus ─select, drop→ txpool
+ *   consensus ─select, buildRejected→ txpool
  *   p2p ─sync…→ chain                                                      chain ⇒ newHead ⇒ p2p
  *   p2p ─peer transactions…→ txpool                                        txpool ⇒ newTransactions ⇒ p2p
  *   consensus ⇒ istanbulSend ⇒ p2p                                         p2p ⇒ istanbulMessage ⇒ consensus
@@ -25,6 +25,7 @@ import type {
   IstanbulSend,
   NewHeadEvent,
   PoolTxForBlock,
+  RejectedTx,
   RpcCall,
   SyncImportResult,
 } from './messages.js';
@@ -118,15 +119,15 @@ export type ConsensusTxPool = {
   ends: ['consensus', 'txpool'];
   requests: {
     select: { from: 'consensus'; req: { maxCount: number; gasLimit: bigint; baseFee?: bigint }; res: PoolTxForBlock[] };
-    /** Transactions block building found invalid against the state. */
-    drop: { from: 'consensus'; req: { hashes: Uint8Array[] }; res: null };
+    /** Transactions block building left out, and why: the pool decides whether each stays. */
+    buildRejected: { from: 'consensus'; req: { rejected: RejectedTx[] }; res: null };
   };
   events: Record<never, never>;
 };
 export const CONSENSUS_TXPOOL = declareChannel<ConsensusTxPool>({
   name: 'consensus→txpool',
   ends: ['consensus', 'txpool'],
-  requests: { select: 'consensus', drop: 'consensus' },
+  requests: { select: 'consensus', buildRejected: 'consensus' },
   events: {},
 });
 

@@ -58,6 +58,21 @@ export interface BuildRequest {
   transactions: PoolTxForBlock[];
 }
 
+/**
+ * Why block building left a pool transaction out, judged from the block and state it met: its nonce
+ * was already used, a predecessor is missing from the block, it offers less than the block's base fee
+ * (or blob base fee), the balance could not cover its upfront cost, or anything else that makes it
+ * invalid.
+ */
+export type BuildRejection = 'nonce-too-low' | 'nonce-too-high' | 'underpriced' | 'insufficient-funds' | 'invalid';
+
+export interface RejectedTx {
+  hash: Uint8Array;
+  reason: BuildRejection;
+  /** For `invalid`: what execution said. */
+  detail?: string;
+}
+
 /** A block the chain built and holds until it is imported or discarded. */
 export interface BuiltBlockInfo {
   number: bigint;
@@ -66,8 +81,8 @@ export interface BuiltBlockInfo {
   rlp: Uint8Array;
   txCount: number;
   gasUsed: bigint;
-  /** Hashes of candidates that could not be included (invalid against the state they met). */
-  rejected: Uint8Array[];
+  /** Candidates that could not be included, and why. */
+  rejected: RejectedTx[];
 }
 
 /** eth/68 GetBlockHeaders. */

@@ -10,6 +10,7 @@ import { workerData } from 'node:worker_threads';
 import type { MessagePort } from 'node:worker_threads';
 import type { LogLevel } from '../util/log.js';
 import type { ActorName } from './channel.js';
+import type { TxType } from '../ethereum/decoded-tx.js';
 
 interface ActorDataBase {
   logLevel: LogLevel;
@@ -37,10 +38,14 @@ export interface TxPoolActorData extends ActorDataBase {
   actor: 'txpool';
   pool: {
     priceBump: number;
+    blobPriceBump: number;
     maxFutureBySender: number;
     minGasPrice: bigint;
     txFeeCap: bigint;
     noLocalPriority: boolean;
+    layerMaxCapacity: number;
+    maxPrioritized: number;
+    maxPrioritizedByType: Partial<Record<TxType, number>>;
   };
   /** `p2p` is absent when P2P is disabled. */
   ports: { chain: MessagePort; consensus: MessagePort; p2p?: MessagePort; transports: MessagePort[] };

@@ -59,6 +59,10 @@ export interface DecodedTx {
   accessList?: AccessListEntry[];
   /** Present for type 4. */
   authorizationList?: AuthorizationEntry[];
+  /** Present for type 3. */
+  maxFeePerBlobGas?: bigint;
+  /** Type 3: how many blobs (versioned hashes) the transaction carries. */
+  blobCount?: number;
   /** The signature `v` as encoded: 27/28 or chainId·2+35/36 for legacy, the y-parity for typed txs. */
   v: bigint;
   r: bigint;
@@ -91,6 +95,18 @@ export function effectiveTipOf(tx: DecodedTx, baseFee: bigint | undefined): bigi
   const headroom = maxFee - (baseFee ?? 0n);
   const tip = maxPriorityFeePerGasOf(tx);
   return tip < headroom ? tip : headroom;
+}
+
+/** Blob gas per blob (EIP-4844; unchanged by later forks). */
+export const GAS_PER_BLOB = 131_072n;
+
+/**
+ * What the sender's balance must cover for the transaction to execute (§12.2): gas limit × max price
+ * per gas + value, plus blob gas × max fee per blob gas for a blob transaction.
+ */
+export function upfrontCostOf(tx: DecodedTx): bigint {
+  const blobGas = BigInt(tx.blobCount ?? 0) * GAS_PER_BLOB;
+  return tx.gasLimit * maxFeePerGasOf(tx) + tx.value + blobGas * (tx.maxFeePerBlobGas ?? 0n);
 }
 
 /** Lower-case `0x`-prefixed hex: the form used for map keys across the pool API. */
