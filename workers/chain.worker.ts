@@ -34,7 +34,7 @@ const subscribers: ChainMailbox[] = [];
 exposeControl<HeadInfo>({
   async start() {
     const spec = await chainSpecFromGenesis(data.genesisJson, data.networkId);
-    chain = await Chain.open(data.dataPath, spec);
+    chain = await Chain.open(data.dataPath, spec, data.chain);
     const pool: ChainMailbox = new Mailbox(data.ports.txpool);
     const rpc = new ChainRpc(chain, {
       rpcGasCap: data.rpcGasCap,

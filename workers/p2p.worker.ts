@@ -60,6 +60,7 @@ exposeControl<{ port: number }>({
         genesisHash: genesisHeader.hash,
         head,
         ...(genesis.qbft ? { gossipedHistoryLimit: genesis.qbft.gossipedHistoryLimit } : {}),
+        ...(data.discoveryEnabled ? { discovery: { seeds: bootnodes } } : {}),
         txpool: {
           add: (raws) => txpool.request('peerTransactions', { raws }),
           pooled: (hashes) => txpool.request('pooledTransactions', { hashes }),
@@ -95,6 +96,11 @@ exposeControl<{ port: number }>({
     const port = await p2p.start();
     log.info(`P2P network started and listening on ${data.listenHost}:${port}`);
     log.info(`Enode URL ${p2p.enode}`);
+    log.info(
+      data.discoveryEnabled
+        ? `Discovery (v4) listening on UDP ${data.listenHost}:${port}`
+        : 'Discovery disabled: only bootnodes and admin_addPeer peers are dialled',
+    );
     for (const enode of bootnodes) if (enode.idHex !== p2p.idHex) p2p.addPeer(enode);
 
     const published = new HeadReader(data.headView);

@@ -13,6 +13,7 @@ import {
   equalsBytes,
   setLengthLeft,
 } from '@ethereumjs/util';
+import { EVMError } from '@ethereumjs/evm';
 import { Bloom, createVM, encodeReceipt, runTx } from '@ethereumjs/vm';
 import type { VM } from '@ethereumjs/vm';
 import type { ChainSpec } from './chain-spec.js';
@@ -52,6 +53,14 @@ export interface HeadInfo {
   coinbase: Uint8Array;
   extraData: Uint8Array;
   totalDifficulty: bigint;
+}
+
+/** Node options that change what the chain builds and stores. */
+export interface ChainOptions {
+  /** `--revert-reason-enabled`: store the REVERT data of a reverted transaction in its receipt. */
+  revertReasonEnabled?: boolean;
+  /** `--target-gas-limit`: built blocks move their gas limit toward this (see `nextGasLimit`). */
+  targetGasLimit?: bigint;
 }
 
 /** A transaction handed to block building: the pool has already decoded and recovered it. */
@@ -122,9 +131,10 @@ export class Chain {
     private readonly newVm: (db: StateDb) => Promise<VM>,
     /** The KZG check of the point-evaluation precompile, in its own thread (see kzg-point-evaluation.ts). */
     private readonly kzgVerifier: KzgVerifierPool,
+    private readonly options: ChainOptions,
   ) {}
 
-  static async open(location: string, spec: ChainSpec): Promise<Chain> {
+  static async open(location: string, spec: ChainSpec, options: ChainOptions = {}): Promise<Chain> {
     const kv = await KvStore.open(location);
     const kzgVerifier = new KzgVerifierPool();
     try {
@@ -138,7 +148,7 @@ export class Chain {
       };
       const buildVm = await newVm(stateDb);
       const readVm = await newVm(stateDb);
-      const chain = new Chain(spec, kv, store, stateDb, buildVm, readVm, newVm, kzgVerifier);
+      const chain = new Chain(spec, kv, store, stateDb, buildVm, readVm, newVm, kzgVerifier, options);
       await chain.initialise();
       return chain;
     } catch (err) {
@@ -264,7 +274,7 @@ export class Chain {
     const blobGasPrice = block.header.excessBlobGas === undefined ? undefined : block.header.getBlobGasPrice();
     return block.transactions.map((tx, i) => {
       const consensusReceipt = result.receipts[i]!;
-      const receipt = toStoredReceipt(tx, result.results[i]!, consensusReceipt.cumulativeBlockGasUsed, block.header.baseFeePerGas);
+      const receipt = toStoredReceipt(tx, result.results[i]!, consensusReceipt.cumulativeBlockGasUsed, block.header.baseFeePerGas, this.options);
       // Before Byzantium a receipt commits to the state root after its transaction, not a status.
       if ('stateRoot' in consensusReceipt) {
         receipt.root = consensusReceipt.stateRoot;
@@ -382,12 +392,16 @@ export class Chain {
     const vm = this.buildVm;
     const common = vm.common;
     common.setHardforkBy({ blockNumber: parent.number + 1n, timestamp: req.timestamp });
+    // EIP-1559's first block: the limit is measured from twice the parent's (elasticity 2), so the
+    // block that keeps the same gas target doubles it (header rules refuse the undoubled one).
+    const londonForkBlock = common.isActivatedEIP(1559) && parent.baseFeePerGas === undefined;
+    const parentGasLimit = londonForkBlock ? parent.gasLimit * 2n : parent.gasLimit;
     const headerData: HeaderData = {
       parentHash: this.head.hash,
       number: parent.number + 1n,
       timestamp: req.timestamp,
       coinbase: req.coinbase,
-      gasLimit: parent.gasLimit,
+      gasLimit: nextGasLimit(parentGasLimit, this.options.targetGasLimit),
       extraData: req.extraData,
       difficulty: 1n,
       nonce: new Uint8Array(8),
@@ -395,9 +409,6 @@ export class Chain {
     };
     if (common.isActivatedEIP(1559)) {
       headerData.baseFeePerGas = parent.baseFeePerGas === undefined ? 1_000_000_000n : parent.calcNextBaseFee();
-      // EIP-1559's first block: the limit is measured from twice the parent's (elasticity 2), so the
-      // block that keeps the same gas target doubles it (header rules refuse the undoubled one).
-      if (parent.baseFeePerGas === undefined) headerData.gasLimit = parent.gasLimit * 2n;
     }
     const blockGasLimit = headerData.gasLimit as bigint;
     if (common.isActivatedEIP(4844)) {
@@ -451,7 +462,7 @@ export class Chain {
         }
         gasUsed += result.totalGasSpent;
         blobGasUsed += txBlobGas;
-        const receipt = toStoredReceipt(tx, result, gasUsed, headerData.baseFeePerGas as bigint | undefined);
+        const receipt = toStoredReceipt(tx, result, gasUsed, headerData.baseFeePerGas as bigint | undefined, this.options);
         if (txBlobGas > 0n) receipt.blobGasPrice = envBlock.header.getBlobGasPrice();
         receipts.push(receipt);
         consensusReceipts.push(
@@ -535,10 +546,38 @@ async function receiptsRoot(encoded: Uint8Array[]): Promise<Uint8Array> {
   return trie.root();
 }
 
-
 type TxExecution = Awaited<ReturnType<typeof runTx>>;
 
-function toStoredReceipt(tx: TypedTransaction, result: TxExecution, cumulativeGasUsed: bigint, baseFee: bigint | undefined): StoredReceipt {
+/** Besu's gas-limit bounds (`TargetingGasLimitCalculator`): 1/1024 of the parent per block, never below 5000. */
+const GAS_LIMIT_ADJUSTMENT_FACTOR = 1024n;
+export const MIN_GAS_LIMIT = 5000n;
+const MAX_GAS_LIMIT = 2n ** 63n - 1n;
+
+/**
+ * The gas limit of a block built on a parent with `parentGasLimit` (already doubled on the London fork
+ * block): the parent's, or with a target one step toward it. A step is `parent / 1024 - 1`, one less
+ * than the header rule's strict bound, so every block built this way passes it.
+ */
+export function nextGasLimit(parentGasLimit: bigint, target: bigint | undefined): bigint {
+  if (target === undefined || target === parentGasLimit) return parentGasLimit;
+  const step = parentGasLimit / GAS_LIMIT_ADJUSTMENT_FACTOR - 1n;
+  const maxStep = step > 0n ? step : 0n;
+  if (target > parentGasLimit) {
+    const raised = parentGasLimit + maxStep;
+    return raised > MAX_GAS_LIMIT ? MAX_GAS_LIMIT : target < raised ? target : raised;
+  }
+  const lowered = parentGasLimit - maxStep;
+  const bounded = target > lowered ? target : lowered;
+  return bounded < MIN_GAS_LIMIT ? MIN_GAS_LIMIT : bounded;
+}
+
+function toStoredReceipt(
+  tx: TypedTransaction,
+  result: TxExecution,
+  cumulativeGasUsed: bigint,
+  baseFee: bigint | undefined,
+  options: ChainOptions,
+): StoredReceipt {
   const receipt: StoredReceipt = {
     status: result.execResult.exceptionError ? 0 : 1,
     cumulativeGasUsed,
@@ -552,6 +591,10 @@ function toStoredReceipt(tx: TypedTransaction, result: TxExecution, cumulativeGa
   if (tx.to) receipt.to = tx.to.bytes;
   if (result.createdAddress) receipt.contractAddress = result.createdAddress.bytes;
   if (result.blobGasUsed !== undefined) receipt.blobGasUsed = result.blobGasUsed;
+  // Besu keeps the REVERT data (possibly empty), not the reason of other failures (out of gas, ...).
+  if (options.revertReasonEnabled && result.execResult.exceptionError?.error === EVMError.errorMessages.REVERT) {
+    receipt.revertReason = result.execResult.returnValue;
+  }
   return receipt;
 }
 

@@ -144,9 +144,10 @@ test.serial('two dev nodes: nodeInfo, addPeer, peers on both sides, errors, remo
   const info = await a.rpc<NodeInfoJson>('admin_nodeInfo');
   t.regex(info.id, /^[0-9a-f]{128}$/);
   const p2pPort = Number(/--p2p-port=(\d+)/.exec(a.process.spawnargs.join(' '))![1]);
-  t.is(info.enode, `enode://${info.id}@127.0.0.1:${p2pPort}?discport=0`);
+  // Discovery runs (Besu's default) on the listening port, so the enode has no discport.
+  t.is(info.enode, `enode://${info.id}@127.0.0.1:${p2pPort}`);
   t.is(info.listenAddr, `127.0.0.1:${p2pPort}`);
-  t.deepEqual(info.ports, { listener: p2pPort });
+  t.deepEqual(info.ports, { discovery: p2pPort, listener: p2pPort });
   t.is(info.ip, '127.0.0.1');
   t.is(info.name, await a.rpc<string>('web3_clientVersion'));
   t.is(await a.rpc('net_enode'), info.enode);
@@ -191,7 +192,7 @@ test.serial('two dev nodes: nodeInfo, addPeer, peers on both sides, errors, remo
   t.true(peerOfB!.network.inbound);
   t.is(peerOfA!.network.remoteAddress, `127.0.0.1:${new URL(enodeB.replace('enode://', 'http://')).port}`);
   t.is(peerOfB!.network.localAddress, peerOfA!.network.remoteAddress);
-  t.is(peerOfA!.enode, enodeB.replace('?discport=0', ''));
+  t.is(peerOfA!.enode, enodeB);
   t.is(peerOfA!.protocols.eth?.version, 68);
   t.is(peerOfB!.port, `0x${p2pPort.toString(16)}`);
   t.is(await a.rpc('net_peerCount'), '0x1');

@@ -121,6 +121,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
       rpcMaxLogsRange: BigInt(options.rpcMaxLogsRange),
       minPriorityFee: options.minPriorityFee,
       headView,
+      chain: { revertReasonEnabled: options.revertReasonEnabled, targetGasLimit: options.targetGasLimit },
       // The chain serves every port of `http` alike; the p2p actor's read channel joins them.
       ports: { txpool: chainPool.port1, consensus: chainConsensus.port1, http: [...httpChain.map((c) => c.port1), ...(chainP2p ? [chainP2p.port1] : [])] },
     };
@@ -136,6 +137,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
         minGasPrice: options.txPoolMinGasPrice,
         txFeeCap: options.rpcTxFeecap,
         noLocalPriority: options.txPoolNoLocalPriority,
+        strictTxReplayProtection: options.strictTxReplayProtectionEnabled,
       },
       ports: {
         chain: chainPool.port2,
@@ -159,6 +161,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
         listenPort: options.p2pPort,
         maxPeers: options.maxPeers,
         bootnodes: [...(options.bootnodes ?? [])],
+        discoveryEnabled: options.discoveryEnabled,
         p2pStatusView,
         headView,
         ports: { chain: chainP2p.port2, consensus: consensusP2p.port1, txpool: poolP2p.port2, http: httpP2p.map((c) => c.port1) },

@@ -1,4 +1,5 @@
 import type { MessagePort } from 'node:worker_threads';
+import type { ChainOptions } from '../../chain/chain.js';
 import type { HttpServerConfig } from '../../transport/http-server.js';
 import type { LogLevel } from '../util/log.js';
 
@@ -25,6 +26,8 @@ export interface ChainActorData extends ActorDataBase {
   minPriorityFee: bigint;
   /** Published head number/hash that transports read without a round trip. */
   headView: SharedArrayBuffer;
+  /** `--revert-reason-enabled` and `--target-gas-limit`. */
+  chain: ChainOptions;
   ports: { txpool: MessagePort; consensus: MessagePort; http: MessagePort[] };
 }
 
@@ -35,6 +38,7 @@ export interface TxPoolActorData extends ActorDataBase {
     minGasPrice: bigint;
     txFeeCap: bigint;
     noLocalPriority: boolean;
+    strictTxReplayProtection: boolean;
   };
   /** `p2p` is absent when P2P is disabled. */
   ports: { chain: MessagePort; consensus: MessagePort; http: MessagePort[]; p2p?: MessagePort };
@@ -77,8 +81,10 @@ export interface P2pActorData extends ActorDataBase {
   listenHost: string;
   listenPort: number;
   maxPeers: number;
-  /** `--bootnodes`, dialled directly as static peers (no discovery). */
+  /** `--bootnodes`, dialled directly as static peers and, with discovery, its seeds. */
   bootnodes: string[];
+  /** `--discovery-enabled`: discovery v4 on UDP at the listening port. */
+  discoveryEnabled: boolean;
   /** The p2p actor writes the peer count and sync state here for the transports (src/p2p/status-view.ts). */
   p2pStatusView: SharedArrayBuffer;
   /** The chain head published by the chain actor; the p2p actor follows it for Status and admin_nodeInfo. */
