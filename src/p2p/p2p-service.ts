@@ -200,15 +200,9 @@ export class P2pService {
   async start(): Promise<number> {
     const listener = this.createRlpx(this.config.listenPort === 0 ? null : this.config.listenPort);
     this.listener = listener;
-    await new Promise<void>((resolve, reject) => {
-      const onError = (err: Error) => reject(err);
-      listener.events.once('error', onError);
-      listener.events.once('listening', () => {
-        listener.events.off('error', onError);
-        resolve();
-      });
-      listener.listen({ host: this.config.listenHost, port: this.config.listenPort, exclusive: true });
-    }).catch((err: unknown) => {
+    await untilListening(listener.events, () =>
+      listener.listen({ host: this.config.listenHost, port: this.config.listenPort, exclusive: true }),
+    ).catch((err: unknown) => {
       listener.destroy();
       this.listener = undefined;
       throw err;
@@ -407,17 +401,9 @@ export class P2pService {
       endpoint: { address: this.config.advertisedHost, udpPort: this.listenPort, tcpPort: this.listenPort },
       refreshInterval: config.refreshIntervalMs ?? 30_000,
     });
-    await new Promise<void>((resolve, reject) => {
-      const onError = (err: Error) => reject(new Error(`Cannot bind discovery to UDP ${this.config.listenHost}:${this.listenPort}: ${err.message}`));
-      dpt.events.once('error', onError);
-      dpt.events.once('listening', () => {
-        dpt.events.off('error', onError);
-        resolve();
-      });
-      dpt.bind(this.listenPort, this.config.listenHost);
-    }).catch((err: unknown) => {
+    await untilListening(dpt.events, () => dpt.bind(this.listenPort, this.config.listenHost)).catch((err: unknown) => {
       dpt.destroy();
-      throw err;
+      throw new Error(`Cannot bind discovery to UDP ${this.config.listenHost}:${this.listenPort}: ${errorMessage(err)}`);
     });
     // Unanswered pings, banned nodes and malformed packets are routine on an open UDP port.
     dpt.events.on('error', (err: Error) => this.events.log?.(`Discovery: ${err.message}`, 'debug'));
@@ -809,4 +795,22 @@ function hex(bytes: Uint8Array): string {
 function plainIp(address: string | undefined): string {
   if (address === undefined) return '';
   return address.startsWith('::ffff:') ? address.slice(7) : address;
+}
+
+interface ListeningEvents {
+  once(event: 'error', listener: (err: Error) => void): unknown;
+  once(event: 'listening', listener: () => void): unknown;
+  off(event: 'error', listener: (err: Error) => void): unknown;
+}
+
+/** Runs `start` and resolves once `events` says 'listening'; an 'error' before that rejects. */
+function untilListening(events: ListeningEvents, start: () => void): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    events.once('error', reject);
+    events.once('listening', () => {
+      events.off('error', reject);
+      resolve();
+    });
+    start();
+  });
 }

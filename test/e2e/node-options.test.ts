@@ -2,8 +2,9 @@
  * Options that used to be accepted and do nothing, against real node processes:
  * --strict-tx-replay-protection-enabled refuses unprotected transactions, --revert-reason-enabled puts
  * the REVERT data in receipts, --target-gas-limit moves the block gas limit toward its target,
- * --miner-enabled / --miner-coinbase are refused as Besu refuses them, and discovery (on by default)
- * finds a node no bootnode named, while --discovery-enabled=false keeps to the bootnodes.
+ * --miner-enabled / --miner-coinbase are refused as Besu refuses them, discovery (on by default) finds a
+ * node no bootnode named while --discovery-enabled=false keeps to the bootnodes, and
+ * --rpc-http-max-active-connections, which the HTTP server cannot enforce, says so.
  */
 import test from 'ava';
 import { spawnSync } from 'node:child_process';
@@ -144,6 +145,14 @@ test('--target-gas-limit: each block moves the gas limit toward the target by pa
     gasLimits.push(BigInt(block.gasLimit));
   }
   t.deepEqual(gasLimits, [genesisGasLimit, afterOne, afterTwo, target, target]);
+});
+
+// ---------------------------------------------------------------------------------------------------------
+
+test('--rpc-http-max-active-connections: accepted, and the node warns that it does not enforce it', async (t) => {
+  const served = await node(['--rpc-http-max-active-connections=2']);
+  // startDevNode returns once JSON-RPC answers, after the supervisor logged its start-up warnings.
+  t.regex(served.output(), /WARN.*--rpc-http-max-active-connections=2 is not enforced/);
 });
 
 // ---------------------------------------------------------------------------------------------------------

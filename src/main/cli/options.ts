@@ -205,7 +205,7 @@ export const NODE_OPTIONS = [
     key: 'rpcHttpMaxActiveConnections',
     kind: int(),
     default: 80,
-    description: 'Maximum number of HTTP connections allowed for JSON-RPC',
+    description: 'Maximum number of HTTP connections allowed for JSON-RPC. Accepted but not enforced by Basalt: its HTTP server (uWebSockets.js 20.30) reports no connection opens and closes; setting it logs a warning',
   }),
   option({
     names: ['--rpc-http-workers'],
