@@ -4,7 +4,8 @@
  * the REVERT data in receipts, --target-gas-limit moves the block gas limit toward its target,
  * --miner-enabled / --miner-coinbase are refused as Besu refuses them, discovery (on by default) finds a
  * node no bootnode named while --discovery-enabled=false keeps to the bootnodes, and
- * --rpc-http-max-active-connections, which the HTTP server cannot enforce, says so.
+ * --rpc-http-max-active-connections, which the HTTP server cannot enforce, says so. Serial: up to three
+ * nodes at a time on a 2-core machine.
  */
 import test from 'ava';
 import { spawnSync } from 'node:child_process';
@@ -63,7 +64,7 @@ async function nonceOf(target: NodeProcess): Promise<number> {
 
 // ---------------------------------------------------------------------------------------------------------
 
-test('--strict-tx-replay-protection-enabled: an unprotected transaction is refused with "ChainId is required"', async (t) => {
+test.serial('--strict-tx-replay-protection-enabled: an unprotected transaction is refused with "ChainId is required"', async (t) => {
   const [strict, lenient] = await Promise.all([node(['--strict-tx-replay-protection-enabled']), node([])]);
   const transfer = { type: 0, nonce: await nonceOf(strict), gasPrice: 10n * GWEI, gasLimit: 21_000, to: RECIPIENT, value: 1 };
   const unprotected = await sender.signTransaction({ ...transfer, chainId: 0 });
@@ -107,7 +108,7 @@ async function sendCreations(target: NodeProcess): Promise<ReceiptJson[]> {
   );
 }
 
-test('--revert-reason-enabled: receipts of reverted transactions carry the REVERT data, in Besu\'s member order', async (t) => {
+test.serial('--revert-reason-enabled: receipts of reverted transactions carry the REVERT data, in Besu\'s member order', async (t) => {
   const [withReasons, without] = await Promise.all([node(['--revert-reason-enabled', '--rpc-http-api=ETH,NET,WEB3,DEBUG']), node([])]);
 
   const [reason, bare, invalid] = await sendCreations(withReasons);
@@ -130,7 +131,7 @@ test('--revert-reason-enabled: receipts of reverted transactions carry the REVER
 
 // ---------------------------------------------------------------------------------------------------------
 
-test('--target-gas-limit: each block moves the gas limit toward the target by parent/1024 - 1, then keeps it', async (t) => {
+test.serial('--target-gas-limit: each block moves the gas limit toward the target by parent/1024 - 1, then keeps it', async (t) => {
   const genesisGasLimit = 0x1fffffffffffffn; // genesis/dev.json
   const step = (limit: bigint) => limit / 1024n - 1n;
   const afterOne = genesisGasLimit + step(genesisGasLimit);
@@ -149,7 +150,7 @@ test('--target-gas-limit: each block moves the gas limit toward the target by pa
 
 // ---------------------------------------------------------------------------------------------------------
 
-test('--rpc-http-max-active-connections: accepted, and the node warns that it does not enforce it', async (t) => {
+test.serial('--rpc-http-max-active-connections: accepted, and the node warns that it does not enforce it', async (t) => {
   const served = await node(['--rpc-http-max-active-connections=2']);
   // startDevNode returns once JSON-RPC answers, after the supervisor logged its start-up warnings.
   t.regex(served.output(), /WARN.*--rpc-http-max-active-connections=2 is not enforced/);
@@ -159,7 +160,7 @@ test('--rpc-http-max-active-connections: accepted, and the node warns that it do
 
 const BIN = join(REPO_ROOT, 'bin', 'run.js');
 
-test('--miner-enabled and --miner-coinbase: refused with Besu\'s unknown-option error and exit code 2, and said so in --help', (t) => {
+test.serial('--miner-enabled and --miner-coinbase: refused with Besu\'s unknown-option error and exit code 2, and said so in --help', (t) => {
   const pointer = '\nTo display full help:\nbasalt [COMMAND] --help\n';
   const suggestions = 'Possible solutions: --miner-extra-data, --min-gas-price, --min-priority-fee';
   for (const option of ['--miner-enabled', '--miner-coinbase=0xfe3b557e8fb62b89f4916b721be55ceb828dbd73']) {
@@ -201,7 +202,7 @@ function udpPortFree(port: number): Promise<boolean> {
   });
 }
 
-test('discovery (Besu\'s default): a node given only A as bootnode finds B through A and connects to it', async (t) => {
+test.serial('discovery (Besu\'s default): a node given only A as bootnode finds B through A and connects to it', async (t) => {
   const a = await p2pNode([]);
   t.is(a.info.enode, `enode://${a.info.id}@127.0.0.1:${a.info.ports.listener}`, 'discovery on the listening port: no discport');
   t.deepEqual(a.info.ports, { discovery: a.info.ports.listener, listener: a.info.ports.listener });
@@ -216,7 +217,7 @@ test('discovery (Besu\'s default): a node given only A as bootnode finds B throu
   t.true((await peerIds(b.node)).includes(`0x${c.info.id}`));
 });
 
-test('--discovery-enabled=false: no UDP socket, discport=0 in the enode, bootnodes still dialled', async (t) => {
+test.serial('--discovery-enabled=false: no UDP socket, discport=0 in the enode, bootnodes still dialled', async (t) => {
   const a = await p2pNode(['--discovery-enabled=false']);
   t.regex(a.node.output(), /Discovery disabled: only bootnodes and admin_addPeer peers are dialled/);
   t.is(a.info.enode, `enode://${a.info.id}@127.0.0.1:${a.info.ports.listener}?discport=0`);
