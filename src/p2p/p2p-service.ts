@@ -222,6 +222,8 @@ export class P2pService {
       } catch (err) {
         listener.destroy();
         dialler.destroy();
+        this.listener = undefined;
+        this.dialler = undefined;
         throw err;
       }
     }
