@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { Transaction, Wallet } from 'ethers';
 import { revertingDeployCode } from '../helpers/contracts.js';
 import { DEV_ACCOUNTS } from '../helpers/dev-accounts.js';
-import { REPO_ROOT, removeDataPath, startDevNode, tempDataPath } from '../helpers/node-process.js';
+import { REPO_ROOT, freePort, removeDataPath, startDevNode, tempDataPath } from '../helpers/node-process.js';
 import type { NodeProcess } from '../helpers/node-process.js';
 
 const started: NodeProcess[] = [];
@@ -215,6 +215,22 @@ test.serial('discovery (Besu\'s default): a node given only A as bootnode finds 
   const peersOfC = await waitFor('C connected to B', () => peerIds(c.node), (ids) => ids.includes(`0x${b.info.id}`), 45_000);
   t.true(peersOfC.includes(`0x${a.info.id}`));
   t.true((await peerIds(b.node)).includes(`0x${c.info.id}`));
+});
+
+test.serial('discovery: a port whose UDP side is taken is refused like a busy TCP port, with Besu\'s message', async (t) => {
+  const port = await freePort();
+  const squatter = createSocket('udp4');
+  await new Promise<void>((resolve) => squatter.bind(port, '127.0.0.1', resolve));
+  const dataPath = tempDataPath();
+  keyDirs.push(dataPath);
+  try {
+    const args = [BIN, '--network=dev', '--p2p-interface=127.0.0.1', `--p2p-port=${port}`, `--data-path=${dataPath}`];
+    const refused = spawnSync(process.execPath, args, { encoding: 'utf8', timeout: 60_000 });
+    t.is(refused.status, 2);
+    t.regex(refused.stdout + refused.stderr, new RegExp(`Port\\(s\\) '\\[${port}\\]' already in use\\. Check for other processes using the port\\(s\\)\\.`));
+  } finally {
+    await new Promise<void>((resolve) => squatter.close(() => resolve()));
+  }
 });
 
 test.serial('--discovery-enabled=false: no UDP socket, discport=0 in the enode, bootnodes still dialled', async (t) => {

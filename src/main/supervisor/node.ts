@@ -39,7 +39,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
   const network = resolveNetwork(options);
   await assertPortsFree([
     ...(options.rpcHttpEnabled ? [{ host: options.rpcHttpHost, port: options.rpcHttpPort }] : []),
-    ...(options.p2pEnabled ? [{ host: options.p2pInterface, port: options.p2pPort }] : []),
+    ...(options.p2pEnabled ? [{ host: options.p2pInterface, port: options.p2pPort, udp: options.discoveryEnabled }] : []),
   ]);
   const dataPath = resolvePath(options.dataPath);
   mkdirSync(dataPath, { recursive: true });
