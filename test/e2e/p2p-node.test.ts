@@ -225,7 +225,9 @@ test.serial('with --p2p-enabled=false the peer methods answer Besu\'s P2P-disabl
 });
 
 test.serial('a node of another genesis is not kept; --bootnodes connects at start', async (t) => {
-  const a = await devNode([]);
+  // Without discovery A cannot learn the follower and dial it too: the one connection is the follower's dial.
+  const noDiscovery = '--discovery-enabled=false';
+  const a = await devNode([noDiscovery]);
   const enodeA = await a.rpc<string>('net_enode');
 
   // The dev genesis with one more funded account: same chain id and forks, another genesis hash.
@@ -239,7 +241,7 @@ test.serial('a node of another genesis is not kept; --bootnodes connects at star
   t.not((await stranger.rpc<NodeInfoJson>('admin_nodeInfo')).protocols.eth.genesis, (await a.rpc<NodeInfoJson>('admin_nodeInfo')).protocols.eth.genesis);
   t.is(await stranger.rpc('admin_addPeer', [enodeA]), true);
 
-  const follower = await devNode([`--node-private-key-file=${keyFile()}`, `--bootnodes=${enodeA}`]);
+  const follower = await devNode([noDiscovery, `--node-private-key-file=${keyFile()}`, `--bootnodes=${enodeA}`]);
   const followerId = (await follower.rpc<NodeInfoJson>('admin_nodeInfo')).id;
   const peers = await waitFor('the bootnode connection', () => peersOf(a), (p) => p.some((peer) => peer.id === `0x${followerId}`));
   t.true(peers.find((peer) => peer.id === `0x${followerId}`)!.network.inbound, 'the follower dialled A');
