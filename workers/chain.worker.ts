@@ -23,7 +23,7 @@ let chain: Chain | undefined;
 exposeControl('chain', {
   async start() {
     const spec = await chainSpecFromGenesis(data.genesisJson, data.networkId);
-    const opened = await Chain.open(data.dataPath, spec);
+    const opened = await Chain.open(data.dataPath, spec, data.chain);
     chain = opened;
     const headView = new HeadWriter(data.headView);
     const txpool = openChannel(TXPOOL_CHAIN, 'chain', data.ports.txpool);

@@ -48,6 +48,7 @@ exposeControl('p2p', {
         genesisHash: data.genesisHash,
         head: await chain.request('head', null),
         ...(genesis.qbft ? { gossipedHistoryLimit: genesis.qbft.gossipedHistoryLimit } : {}),
+        ...(data.discoveryEnabled ? { discovery: { seeds: bootnodes } } : {}),
         txpool: {
           add: (raws) => txpool.request('peerTransactions', { raws }),
           pooled: (hashes) => txpool.request('pooledTransactions', { hashes }),
@@ -76,6 +77,11 @@ exposeControl('p2p', {
     const port = await p2p.start();
     log.info(`P2P network started and listening on ${data.listenHost}:${port}`);
     log.info(`Enode URL ${p2p.enode}`);
+    log.info(
+      data.discoveryEnabled
+        ? `Discovery (v4) listening on UDP ${data.listenHost}:${port}`
+        : 'Discovery disabled: only bootnodes and admin_addPeer peers are dialled',
+    );
     for (const enode of bootnodes) if (enode.idHex !== p2p.idHex) p2p.addPeer(enode);
     return { port };
   },

@@ -13,9 +13,11 @@ import {
   equalsBytes,
   setLengthLeft,
 } from '@ethereumjs/util';
+import { EVMError } from '@ethereumjs/evm';
 import { Bloom, createVM, encodeReceipt, runTx } from '@ethereumjs/vm';
 import type { VM } from '@ethereumjs/vm';
 import type { BuildRequest, HeadInfo, NewHeadEvent, RejectedTx } from '../shared/actors/messages.js';
+import type { ChainOptions } from '../shared/actors/worker-data.js';
 import type { ChainSpec } from './chain-spec.js';
 import { runBlockWithRewards } from './qbft-block-rewards.js';
 import { ChainStore } from './chain-store.js';
@@ -87,9 +89,10 @@ export class Chain {
     private readonly newVm: (db: StateDb) => Promise<VM>,
     /** The KZG check of the point-evaluation precompile, in its own thread (see kzg-point-evaluation.ts). */
     private readonly kzgVerifier: KzgVerifierPool,
+    private readonly options: ChainOptions,
   ) {}
 
-  static async open(location: string, spec: ChainSpec): Promise<Chain> {
+  static async open(location: string, spec: ChainSpec, options: ChainOptions = {}): Promise<Chain> {
     const kv = await KvStore.open(location);
     const kzgVerifier = new KzgVerifierPool();
     try {
@@ -103,7 +106,7 @@ export class Chain {
       };
       const buildVm = await newVm(stateDb);
       const readVm = await newVm(stateDb);
-      const chain = new Chain(spec, kv, store, stateDb, buildVm, readVm, newVm, kzgVerifier);
+      const chain = new Chain(spec, kv, store, stateDb, buildVm, readVm, newVm, kzgVerifier, options);
       await chain.initialise(location);
       return chain;
     } catch (err) {
@@ -256,7 +259,7 @@ export class Chain {
     const blobGasPrice = block.header.excessBlobGas === undefined ? undefined : block.header.getBlobGasPrice();
     return block.transactions.map((tx, i) => {
       const consensusReceipt = result.receipts[i]!;
-      const receipt = toStoredReceipt(tx, result.results[i]!, consensusReceipt.cumulativeBlockGasUsed, block.header.baseFeePerGas);
+      const receipt = toStoredReceipt(tx, result.results[i]!, consensusReceipt.cumulativeBlockGasUsed, block.header.baseFeePerGas, this.options);
       // Before Byzantium a receipt commits to the state root after its transaction, not a status.
       if ('stateRoot' in consensusReceipt) {
         receipt.root = consensusReceipt.stateRoot;
@@ -377,12 +380,16 @@ export class Chain {
     const vm = this.buildVm;
     const common = vm.common;
     common.setHardforkBy({ blockNumber: parent.number + 1n, timestamp: req.timestamp });
+    // EIP-1559's first block: the limit is measured from twice the parent's (elasticity 2), so the
+    // block that keeps the same gas target doubles it (header rules refuse the undoubled one).
+    const londonForkBlock = common.isActivatedEIP(1559) && parent.baseFeePerGas === undefined;
+    const parentGasLimit = londonForkBlock ? parent.gasLimit * 2n : parent.gasLimit;
     const headerData: HeaderData = {
       parentHash: this.head.hash,
       number: parent.number + 1n,
       timestamp: req.timestamp,
       coinbase: req.coinbase,
-      gasLimit: parent.gasLimit,
+      gasLimit: nextGasLimit(parentGasLimit, this.options.targetGasLimit),
       extraData: req.extraData,
       difficulty: 1n,
       nonce: new Uint8Array(8),
@@ -390,9 +397,6 @@ export class Chain {
     };
     if (common.isActivatedEIP(1559)) {
       headerData.baseFeePerGas = parent.baseFeePerGas === undefined ? 1_000_000_000n : parent.calcNextBaseFee();
-      // EIP-1559's first block: the limit is measured from twice the parent's (elasticity 2), so the
-      // block that keeps the same gas target doubles it (header rules refuse the undoubled one).
-      if (parent.baseFeePerGas === undefined) headerData.gasLimit = parent.gasLimit * 2n;
     }
     const blockGasLimit = headerData.gasLimit as bigint;
     if (common.isActivatedEIP(4844)) {
@@ -457,7 +461,7 @@ export class Chain {
         }
         gasUsed += result.totalGasSpent;
         blobGasUsed += txBlobGas;
-        const receipt = toStoredReceipt(tx, result, gasUsed, headerData.baseFeePerGas as bigint | undefined);
+        const receipt = toStoredReceipt(tx, result, gasUsed, headerData.baseFeePerGas as bigint | undefined, this.options);
         if (txBlobGas > 0n) receipt.blobGasPrice = envBlock.header.getBlobGasPrice();
         receipts.push(receipt);
         consensusReceipts.push(
@@ -541,7 +545,6 @@ async function receiptsRoot(encoded: Uint8Array[]): Promise<Uint8Array> {
   return trie.root();
 }
 
-
 type TxExecution = Awaited<ReturnType<typeof runTx>>;
 
 /**
@@ -564,7 +567,36 @@ async function rejectionOf(vm: VM, block: Block, tx: TypedTransaction, blobGas: 
   return { hash, reason: 'invalid', detail: firstLine(err) };
 }
 
-function toStoredReceipt(tx: TypedTransaction, result: TxExecution, cumulativeGasUsed: bigint, baseFee: bigint | undefined): StoredReceipt {
+/** Besu's gas-limit bounds (`TargetingGasLimitCalculator`): 1/1024 of the parent per block, never below 5000. */
+const GAS_LIMIT_ADJUSTMENT_FACTOR = 1024n;
+export const MIN_GAS_LIMIT = 5000n;
+const MAX_GAS_LIMIT = 2n ** 63n - 1n;
+
+/**
+ * The gas limit of a block built on a parent with `parentGasLimit` (already doubled on the London fork
+ * block): the parent's, or with a target one step toward it. A step is `parent / 1024 - 1`, one less
+ * than the header rule's strict bound, so every block built this way passes it.
+ */
+export function nextGasLimit(parentGasLimit: bigint, target: bigint | undefined): bigint {
+  if (target === undefined || target === parentGasLimit) return parentGasLimit;
+  const step = parentGasLimit / GAS_LIMIT_ADJUSTMENT_FACTOR - 1n;
+  const maxStep = step > 0n ? step : 0n;
+  if (target > parentGasLimit) {
+    const raised = parentGasLimit + maxStep;
+    return raised > MAX_GAS_LIMIT ? MAX_GAS_LIMIT : target < raised ? target : raised;
+  }
+  const lowered = parentGasLimit - maxStep;
+  const bounded = target > lowered ? target : lowered;
+  return bounded < MIN_GAS_LIMIT ? MIN_GAS_LIMIT : bounded;
+}
+
+function toStoredReceipt(
+  tx: TypedTransaction,
+  result: TxExecution,
+  cumulativeGasUsed: bigint,
+  baseFee: bigint | undefined,
+  options: ChainOptions,
+): StoredReceipt {
   const receipt: StoredReceipt = {
     status: result.execResult.exceptionError ? 0 : 1,
     cumulativeGasUsed,
@@ -578,6 +610,10 @@ function toStoredReceipt(tx: TypedTransaction, result: TxExecution, cumulativeGa
   if (tx.to) receipt.to = tx.to.bytes;
   if (result.createdAddress) receipt.contractAddress = result.createdAddress.bytes;
   if (result.blobGasUsed !== undefined) receipt.blobGasUsed = result.blobGasUsed;
+  // Besu keeps the REVERT data (possibly empty), not the reason of other failures (out of gas, ...).
+  if (options.revertReasonEnabled && result.execResult.exceptionError?.error === EVMError.errorMessages.REVERT) {
+    receipt.revertReason = result.execResult.returnValue;
+  }
   return receipt;
 }
 

@@ -5,8 +5,10 @@ import type { RawLog, StoredReceipt } from '../shared/ethereum/chain-records.js'
 /**
  * Storage encoding of a block's receipts (prefix `r`): one RLP list per receipt,
  * [status-or-root, cumulativeGasUsed, gasUsed, logsBloom, logs, txType, effectiveGasPrice, from, to,
- *  contractAddress, blobGasUsed, blobGasPrice]. This is Basalt's own layout, richer than the consensus
- * receipt, so answering eth_getTransactionReceipt needs no re-execution.
+ *  contractAddress, blobGasUsed, blobGasPrice, revertReason?]. This is Basalt's own layout, richer than the
+ * consensus receipt, so answering eth_getTransactionReceipt needs no re-execution. The revert reason
+ * (`--revert-reason-enabled`) is a 13th item present only when kept (it may be empty: a bare REVERT), so
+ * receipts written without it, by older versions too, keep their 12 items.
  */
 const EMPTY = new Uint8Array(0);
 
@@ -25,6 +27,7 @@ export function encodeReceipts(receipts: StoredReceipt[]): Uint8Array {
       r.contractAddress ?? EMPTY,
       r.blobGasUsed === undefined ? EMPTY : bigIntToUnpaddedBytes(r.blobGasUsed),
       r.blobGasPrice === undefined ? EMPTY : bigIntToUnpaddedBytes(r.blobGasPrice),
+      ...(r.revertReason === undefined ? [] : [r.revertReason]),
     ]),
   );
 }
@@ -52,6 +55,8 @@ export function decodeReceipts(bytes: Uint8Array): StoredReceipt[] {
     if (blobGasUsed.length > 0) receipt.blobGasUsed = bytesToBigInt(blobGasUsed);
     const blobGasPrice = f[11] as Uint8Array;
     if (blobGasPrice.length > 0) receipt.blobGasPrice = bytesToBigInt(blobGasPrice);
+    const revertReason = f[12];
+    if (revertReason !== undefined) receipt.revertReason = revertReason;
     return receipt;
   });
 }

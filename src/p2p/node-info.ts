@@ -115,6 +115,8 @@ export interface LocalNodeFacts {
   /** Advertised host (`--p2p-host`). */
   host: string;
   listenPort: number;
+  /** The UDP port discovery runs on (the listening port); absent when discovery is off. */
+  discoveryPort?: number;
   clientVersion: string;
   genesis: Genesis;
   genesisHash: Uint8Array;
@@ -122,9 +124,9 @@ export interface LocalNodeFacts {
   head: { number: bigint; hash: Uint8Array; timestamp: bigint; totalDifficulty: bigint };
 }
 
-/** Discovery (UDP) is not run by Basalt, so the enode says `discport=0`, as Besu's does when it is off. */
-export function localEnode(facts: Pick<LocalNodeFacts, 'idHex' | 'host' | 'listenPort'>): string {
-  return formatEnode({ idHex: facts.idHex, host: facts.host, tcpPort: facts.listenPort, udpPort: 0 });
+/** With discovery off the enode says `discport=0`, as Besu's does; on the listening port it needs no `discport`. */
+export function localEnode(facts: Pick<LocalNodeFacts, 'idHex' | 'host' | 'listenPort' | 'discoveryPort'>): string {
+  return formatEnode({ idHex: facts.idHex, host: facts.host, tcpPort: facts.listenPort, udpPort: facts.discoveryPort ?? 0 });
 }
 
 export function nodeInfo(facts: LocalNodeFacts): { [key: string]: Json } {
@@ -134,7 +136,7 @@ export function nodeInfo(facts: LocalNodeFacts): { [key: string]: Json } {
     ip: facts.host,
     listenAddr: `${facts.host}:${facts.listenPort}`,
     name: facts.clientVersion,
-    ports: { listener: facts.listenPort },
+    ports: facts.discoveryPort === undefined ? { listener: facts.listenPort } : { discovery: facts.discoveryPort, listener: facts.listenPort },
     protocols: {
       eth: {
         config: nodeInfoConfig(facts.genesis),

@@ -3,10 +3,12 @@
  * peers, the eth/68 Status exchange (the library's ETH protocol plus Basalt's own checks) and the
  * istanbul/100 sub-protocol that carries QBFT messages (qbft-and-p2p.md §4.1, §4.7, §10).
  * It runs in the p2p actor; it has no thread or mailbox of its own, so two services can talk to each
- * other inside one test process. Discovery (DPT) is off: static peers and bootnodes are dialled.
+ * other inside one test process. Static peers and bootnodes are always dialled; with discovery on
+ * (`--discovery-enabled`, Besu's default) discovery v4 (the library's DPT) runs on the listening port
+ * over UDP, seeded with the bootnodes, and the nodes it finds are dialled while --max-peers leaves room.
  */
-import { DISCONNECT_REASON, ETH, RLPx } from '@ethereumjs/devp2p';
-import type { Peer as RlpxPeer } from '@ethereumjs/devp2p';
+import { DISCONNECT_REASON, DPT, ETH, RLPx } from '@ethereumjs/devp2p';
+import type { PeerInfo, Peer as RlpxPeer } from '@ethereumjs/devp2p';
 import type { Common } from '@ethereumjs/common';
 import { bigIntToBytes, bytesToBigInt } from '@ethereumjs/util';
 import { keccak_256 } from '@noble/hashes/sha3.js';
@@ -64,6 +66,15 @@ export interface P2pServiceConfig {
   chain?: SyncChain;
   /** The transaction pool, for transaction gossip; without it peers' transactions are ignored. */
   txpool?: GossipPool;
+  /** Discovery v4 on UDP at the listening port, seeded with these nodes; absent = no discovery. */
+  discovery?: DiscoveryConfig;
+}
+
+export interface DiscoveryConfig {
+  /** `--bootnodes`: the nodes asked first for their neighbours (also dialled as static peers). */
+  seeds: Enode[];
+  /** How often every known node is asked for neighbours again (default 30 s). */
+  refreshIntervalMs?: number;
 }
 
 /** What transaction gossip needs from the pool (network forms: see GossipTx). */
@@ -126,6 +137,8 @@ interface PendingRequest {
 }
 /** A dial that produced no peer within this time is counted as failed (the library has no handshake timeout). */
 const DIAL_DEADLINE_MS = 15_000;
+/** Seeds that did not answer are pinged again this often (the library bans a silent node for 5 minutes). */
+const SEED_RETRY_MS = 30_000;
 
 export class P2pService {
   readonly idHex: string;
@@ -146,6 +159,8 @@ export class P2pService {
    */
   private listener: RLPx | undefined;
   private dialler: RLPx | undefined;
+  private discovery: DPT | undefined;
+  private lastSeedRetry = 0;
   private maintenance: NodeJS.Timeout | undefined;
   private listenPort = 0;
   private head: ChainHeadFacts;
@@ -186,15 +201,9 @@ export class P2pService {
   async start(): Promise<number> {
     const listener = this.createRlpx(this.config.listenPort === 0 ? null : this.config.listenPort);
     this.listener = listener;
-    await new Promise<void>((resolve, reject) => {
-      const onError = (err: Error) => reject(err);
-      listener.events.once('error', onError);
-      listener.events.once('listening', () => {
-        listener.events.off('error', onError);
-        resolve();
-      });
-      listener.listen({ host: this.config.listenHost, port: this.config.listenPort, exclusive: true });
-    }).catch((err: unknown) => {
+    await untilListening(listener.events, () =>
+      listener.listen({ host: this.config.listenHost, port: this.config.listenPort, exclusive: true }),
+    ).catch((err: unknown) => {
       listener.destroy();
       this.listener = undefined;
       throw err;
@@ -208,7 +217,19 @@ export class P2pService {
     const dialler = this.createRlpx(this.listenPort);
     this.dialler = dialler;
     this.watch(dialler, false);
+    if (this.config.discovery) {
+      try {
+        this.discovery = await this.startDiscovery(this.config.discovery);
+      } catch (err) {
+        listener.destroy();
+        dialler.destroy();
+        this.listener = undefined;
+        this.dialler = undefined;
+        throw err;
+      }
+    }
     this.maintenance = setInterval(() => {
+      this.retrySeeds();
       this.dialDuePeers();
       void this.sync?.step();
       this.reportSync();
@@ -230,6 +251,8 @@ export class P2pService {
     }
     this.listener = undefined;
     this.dialler = undefined;
+    this.discovery?.destroy();
+    this.discovery = undefined;
     // The library ends a disconnected socket only after 2 s; give the Disconnect message a moment, then close.
     await new Promise((resolve) => setTimeout(resolve, 100));
     for (const peer of peers) peer['_socket'].destroy();
@@ -241,7 +264,11 @@ export class P2pService {
   }
 
   get enode(): string {
-    return localEnode({ idHex: this.idHex, host: this.config.advertisedHost, listenPort: this.listenPort });
+    return localEnode({ idHex: this.idHex, host: this.config.advertisedHost, listenPort: this.listenPort, ...this.discoveryPort() });
+  }
+
+  private discoveryPort(): { discoveryPort?: number } {
+    return this.discovery ? { discoveryPort: this.listenPort } : {};
   }
 
   /** Peers that completed the Status exchange. */
@@ -279,6 +306,7 @@ export class P2pService {
       idHex: this.idHex,
       host: this.config.advertisedHost,
       listenPort: this.listenPort,
+      ...this.discoveryPort(),
       clientVersion: this.config.clientId,
       genesis: this.config.genesis,
       genesisHash: this.config.genesisHash,
@@ -362,7 +390,57 @@ export class P2pService {
       this.table.failed(idHex, now);
     }
     const busy = (idHex: string) => this.connections.has(idHex) || this.dialling.has(idHex);
-    for (const enode of this.table.due(now, busy)) this.dial(dialler, enode);
+    const room = this.config.maxPeers - this.connections.size - this.dialling.size;
+    for (const enode of this.table.due(now, busy, room)) this.dial(dialler, enode);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Discovery v4
+  // ---------------------------------------------------------------------------------------------
+
+  /** Binds discovery to the listening port (UDP) and pings the seeds; nodes it learns become dial candidates. */
+  private async startDiscovery(config: DiscoveryConfig): Promise<DPT> {
+    const dpt = new DPT(this.config.privateKey, {
+      endpoint: { address: this.config.advertisedHost, udpPort: this.listenPort, tcpPort: this.listenPort },
+      refreshInterval: config.refreshIntervalMs ?? 30_000,
+    });
+    await untilListening(dpt.events, () => dpt.bind(this.listenPort, this.config.listenHost)).catch((err: unknown) => {
+      dpt.destroy();
+      throw new Error(`Cannot bind discovery to UDP ${this.config.listenHost}:${this.listenPort}: ${errorMessage(err)}`);
+    });
+    // Unanswered pings, banned nodes and malformed packets are routine on an open UDP port.
+    dpt.events.on('error', (err: Error) => this.events.log?.(`Discovery: ${err.message}`, 'debug'));
+    dpt.events.on('peer:added', (peer: PeerInfo) => {
+      if (peer.id === undefined || typeof peer.tcpPort !== 'number' || peer.tcpPort === 0 || peer.address === undefined) return;
+      const idHex = hex(peer.id);
+      if (idHex === this.idHex) return;
+      this.events.log?.(`Discovered ${idHex.slice(0, 16)}… at ${peer.address}:${peer.tcpPort}`, 'debug');
+      this.table.addDiscovered({ id: peer.id, idHex, host: peer.address, tcpPort: peer.tcpPort }, Date.now());
+      this.dialDuePeers();
+    });
+    dpt.events.on('peer:removed', (peer: PeerInfo) => {
+      if (peer.id !== undefined) this.table.forgetDiscovered(hex(peer.id));
+    });
+    this.lastSeedRetry = Date.now();
+    for (const seed of config.seeds) this.bootstrap(dpt, seed);
+    return dpt;
+  }
+
+  private bootstrap(dpt: DPT, seed: Enode): void {
+    // A seed without a discovery port (`discport=0`) is only dialled.
+    const udpPort = seed.udpPort ?? seed.tcpPort;
+    if (seed.idHex === this.idHex || udpPort === 0) return;
+    void dpt.bootstrap({ id: seed.id, address: seed.host, udpPort, tcpPort: seed.tcpPort });
+  }
+
+  /** Seeds discovery does not know yet (down at start-up, say) are pinged again now and then. */
+  private retrySeeds(): void {
+    const dpt = this.discovery;
+    const seeds = this.config.discovery?.seeds ?? [];
+    const now = Date.now();
+    if (!dpt || this.stopped || now - this.lastSeedRetry < SEED_RETRY_MS) return;
+    this.lastSeedRetry = now;
+    for (const seed of seeds) if (dpt.getPeer(seed.id) === null) this.bootstrap(dpt, seed);
   }
 
   private dial(dialler: RLPx, enode: Enode): void {
@@ -720,4 +798,22 @@ function hex(bytes: Uint8Array): string {
 function plainIp(address: string | undefined): string {
   if (address === undefined) return '';
   return address.startsWith('::ffff:') ? address.slice(7) : address;
+}
+
+interface ListeningEvents {
+  once(event: 'error', listener: (err: Error) => void): unknown;
+  once(event: 'listening', listener: () => void): unknown;
+  off(event: 'error', listener: (err: Error) => void): unknown;
+}
+
+/** Runs `start` and resolves once `events` says 'listening'; an 'error' before that rejects. */
+function untilListening(events: ListeningEvents, start: () => void): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    events.once('error', reject);
+    events.once('listening', () => {
+      events.off('error', reject);
+      resolve();
+    });
+    start();
+  });
 }

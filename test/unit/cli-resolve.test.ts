@@ -67,8 +67,6 @@ test('defaults when nothing is given', (t) => {
   t.false(options.jsonPrettyPrintEnabled);
   t.is(options.rpcMaxLogsRange, 5000);
   t.is(options.rpcGasCap, 100000000n);
-  t.false(options.minerEnabled);
-  t.is(options.minerCoinbase, undefined);
   t.is(options.minerExtraData, undefined);
   t.is(options.minGasPrice, 1000n);
   t.is(options.minPriorityFee, 0n);
@@ -458,9 +456,8 @@ test('CORS origins: all, none, * alone, regular expressions', (t) => {
   expectUsageError(t, () => resolve(['--rpc-http-cors-origins=http://(a']), 'Domain values result in invalid regex pattern');
 });
 
-test('miner coinbase and extra data', (t) => {
-  const options = resolve(['--miner-coinbase=0xFE3B557E8Fb62b89F4916B721be55cEb828dBd73', '--miner-extra-data=0x0102ff']);
-  t.is(options.minerCoinbase, '0xfe3b557e8fb62b89f4916b721be55ceb828dbd73');
+test('miner extra data', (t) => {
+  const options = resolve(['--miner-extra-data=0x0102ff']);
   t.deepEqual(options.minerExtraData, Uint8Array.from([1, 2, 255]));
   t.deepEqual(resolve(['--miner-extra-data=abc']).minerExtraData, Uint8Array.from([0x0a, 0xbc]));
   t.deepEqual(resolve([`--miner-extra-data=0x${'ab'.repeat(32)}`]).minerExtraData?.length, 32);
@@ -470,11 +467,13 @@ test('miner coinbase and extra data', (t) => {
     `Invalid value for option '--miner-extra-data': '0x${'ab'.repeat(33)}' is longer than 32 bytes`,
   );
   expectUsageError(t, () => resolve(['--miner-extra-data=0xzz']), "Invalid value for option '--miner-extra-data': '0xzz' is not a hex string");
-  expectUsageError(
-    t,
-    () => resolve(['--miner-coinbase=0x1234']),
-    "Invalid value for option '--miner-coinbase': '0x1234' is not an address (0x followed by 40 hex digits)",
-  );
+});
+
+test('--miner-enabled and --miner-coinbase are refused as Besu refuses them: unknown options', (t) => {
+  const suggestions = 'Possible solutions: --miner-extra-data, --min-gas-price, --min-priority-fee';
+  expectUsageError(t, () => resolve(['--miner-enabled']), "Unknown option: '--miner-enabled'", suggestions);
+  expectUsageError(t, () => resolve(['--miner-coinbase=0xfe3b557e8fb62b89f4916b721be55ceb828dbd73']), "Unknown option: '--miner-coinbase=0xfe3b557e8fb62b89f4916b721be55ceb828dbd73'", suggestions);
+  expectUsageError(t, () => withToml('miner-enabled = true\n'), 'Unknown option in TOML configuration file: miner-enabled');
 });
 
 test('--config-file on the command line and BASALT_CONFIG_FILE together', (t) => {
@@ -712,6 +711,13 @@ test('warnings for options of a disabled service', (t) => {
   ]);
   t.deepEqual(dependencyWarnings(resolve(['--rpc-http-enabled', '--rpc-http-port=1'])), []);
   t.deepEqual(dependencyWarnings(resolve([])), []);
+});
+
+test('warning: --rpc-http-max-active-connections is accepted but not enforced', (t) => {
+  t.deepEqual(dependencyWarnings(resolve(['--rpc-http-enabled', '--rpc-http-max-active-connections=300'])), [
+    '--rpc-http-max-active-connections=300 is not enforced: the JSON-RPC HTTP server (uWebSockets.js 20.30) does not report connections opening and closing, so connections beyond the limit are not refused.',
+  ]);
+  t.deepEqual(dependencyWarnings(resolve(['--rpc-http-enabled'])), [], 'silent on the default');
 });
 
 test('table invariants: unique keys and names, a long name first, short names are one letter', (t) => {

@@ -281,6 +281,7 @@ test('formatReceipt: revertReason after transactionIndex, status 0, no blob memb
     txType: 2,
     effectiveGasPrice: 7n,
     from: new Uint8Array(20).fill(1),
+    revertReason: Uint8Array.of(0x08, 0xc3),
   };
   const formatted = formatReceipt(receipt, {
     txHash: new Uint8Array(32).fill(2),
@@ -289,7 +290,6 @@ test('formatReceipt: revertReason after transactionIndex, status 0, no blob memb
     blockTimestamp: 2n,
     index: 0,
     logIndexStart: 0,
-    revertReason: Uint8Array.of(0x08, 0xc3),
   });
   t.deepEqual(Object.keys(formatted), ['blockHash', 'blockNumber', 'contractAddress', 'cumulativeGasUsed', 'from', 'gasUsed', 'effectiveGasPrice', 'logs', 'logsBloom', 'status', 'to', 'transactionHash', 'transactionIndex', 'revertReason', 'type']);
   t.is(formatted.status, '0x0');

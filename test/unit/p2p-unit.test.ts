@@ -268,6 +268,28 @@ test('peer table: static peers are due at once, then back off exponentially up t
   t.deepEqual(table.due(10_000, idle), []);
 });
 
+test('peer table: discovered peers are dialled only while --max-peers leaves room, static ones always', (t) => {
+  const table = new PeerTable({ initialMs: 100, maxMs: 350 });
+  const ids = ['1', '2', '3'].map((digit) => digit.repeat(128));
+  const [staticPeer, found1, found2] = ids.map((id) => parseEnode(`enode://${id}@127.0.0.1:30303`));
+  table.add(staticPeer!, 0);
+  table.addDiscovered(found1!, 0);
+  table.addDiscovered(found2!, 0);
+  table.addDiscovered(staticPeer!, 0);
+  t.true(table.isStatic(ids[0]!), 'discovery does not demote a static peer');
+  t.false(table.isStatic(ids[1]!));
+  const idle = () => false;
+  t.deepEqual(table.due(0, idle, 0), [staticPeer]);
+  t.deepEqual(table.due(0, idle, 1), [staticPeer, found1]);
+  t.deepEqual(table.due(0, idle, 5), [staticPeer, found1, found2]);
+  t.false(table.remove(ids[1]!), 'admin_removePeer removes static peers only');
+  table.forgetDiscovered(ids[1]!);
+  table.forgetDiscovered(ids[0]!);
+  t.deepEqual(table.due(0, idle, 5), [staticPeer, found2]);
+  t.true(table.add(found2!, 0), 'admin_addPeer of a discovered peer makes it static');
+  t.is(table.size, 2);
+});
+
 // ---------------------------------------------------------------------------------------------
 // Two services over loopback
 // ---------------------------------------------------------------------------------------------

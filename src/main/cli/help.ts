@@ -4,7 +4,7 @@
 
 import { Help, toConfiguredId, type Interfaces } from '@oclif/core';
 import { BIN_NAME } from './errors.js';
-import { envVarName, OPTION_SPECS, type OptionSpec } from './options.js';
+import { envVarName, OPTION_SPECS, REMOVED_BESU_OPTIONS, type OptionSpec } from './options.js';
 
 const NAME_COLUMN = 44;
 const LINE_WIDTH = 100;
@@ -98,6 +98,13 @@ export function renderHelp(commands: readonly CommandSummary[] = []): string {
     lines.push('', 'Commands:');
     for (const command of commands) lines.push(...row(command.id, command.summary));
   }
+  lines.push(
+    '',
+    ...wrap(
+      `Not accepted (removed from Besu with proof-of-work mining, refused as unknown options): ${REMOVED_BESU_OPTIONS.map(({ name, why }) => `${name} (${why})`).join('; ')}.`,
+      LINE_WIDTH,
+    ),
+  );
   lines.push(
     '',
     `Every option can also be set through the environment (${envVarName('--rpc-http-port')}=8545 for --rpc-http-port)`,

@@ -290,20 +290,6 @@ export const logLevel: ScalarKind<LogLevel> = {
   },
 };
 
-/** A 20-byte address, returned lowercase `0x`-prefixed (Basalt's wording for bad values). */
-export const address: ScalarKind<string> = {
-  shape: 'scalar',
-  arity: 'one',
-  toml: 'string',
-  paramLabel: '<Address>',
-  convert(text, option) {
-    if (!/^0x[0-9a-fA-F]{40}$/.test(text)) {
-      throw invalidValue(option.longestName, `'${text}' is not an address (0x followed by 40 hex digits)`);
-    }
-    return text.toLowerCase();
-  },
-};
-
 /** Hex bytes, `0x` optional and an odd digit count left-padded (as Besu's lenient Bytes parsing). */
 export function hexBytes(maxLength: number): ScalarKind<Uint8Array> {
   return {

@@ -5,7 +5,6 @@
 
 import { availableParallelism } from 'node:os';
 import {
-  address,
   apiList,
   bigInteger,
   bigLong,
@@ -145,7 +144,7 @@ export const NODE_OPTIONS = [
     key: 'revertReasonEnabled',
     kind: booleanFlag,
     default: false,
-    description: 'Enable passing the revert reason back through TransactionReceipts',
+    description: 'Enable passing the revert reason back through TransactionReceipts (revertReason in eth_getTransactionReceipt and eth_getBlockReceipts of reverted transactions)',
   }),
 
   // --- JSON-RPC over HTTP ------------------------------------------------------------------------------
@@ -211,7 +210,7 @@ export const NODE_OPTIONS = [
     key: 'rpcHttpMaxActiveConnections',
     kind: int(),
     default: 80,
-    description: 'Maximum number of HTTP connections allowed for JSON-RPC',
+    description: 'Maximum number of HTTP connections allowed for JSON-RPC. Accepted but not enforced by Basalt: its HTTP server (uWebSockets.js 20.30) reports no connection opens and closes; setting it logs a warning',
   }),
   option({
     names: ['--rpc-http-workers'],
@@ -244,19 +243,8 @@ export const NODE_OPTIONS = [
   }),
 
   // --- Block production --------------------------------------------------------------------------------
-  option({
-    names: ['--miner-enabled'],
-    key: 'minerEnabled',
-    kind: booleanFlag,
-    default: false,
-    description: 'Set if node will perform mining',
-  }),
-  optionalOption({
-    names: ['--miner-coinbase'],
-    key: 'minerCoinbase',
-    kind: address,
-    description: 'Account to which mining rewards are paid',
-  }),
+  // No --miner-enabled / --miner-coinbase: Besu dropped them with proof-of-work mining, so it refuses them
+  // as unknown options (exit 2); QBFT validators produce blocks without them. See REMOVED_BESU_OPTIONS.
   optionalOption({
     names: ['--miner-extra-data'],
     key: 'minerExtraData',
@@ -290,7 +278,7 @@ export const NODE_OPTIONS = [
     names: ['--target-gas-limit'],
     key: 'targetGasLimit',
     kind: bigLong(),
-    description: 'Sets target gas limit per block. If set, each block\'s gas limit will approach this setting over time',
+    description: 'Sets target gas limit per block. If set, each block\'s gas limit will approach this setting over time (by at most parent/1024 - 1 per block, never below 5000)',
   }),
 
   // --- Transaction pool --------------------------------------------------------------------------------
@@ -431,7 +419,7 @@ export const NODE_OPTIONS = [
     key: 'discoveryEnabled',
     kind: booleanWithRequiredValue,
     default: true,
-    description: 'Enable P2P discovery',
+    description: 'Enable P2P discovery (discovery v4 over UDP on --p2p-port, seeded with --bootnodes; bootnodes are also dialled directly either way)',
   }),
   // Undefined = the network's own list (none for a custom genesis); an empty list = explicitly none.
   optionalOption({
@@ -449,6 +437,16 @@ export const NODE_OPTIONS = [
     description: 'Maximum P2P connections that can be established',
   }),
 ] as const;
+
+/**
+ * Options older Besu versions had and this one refuses like any unknown option (spec §11.4: "there is no
+ * --miner-enabled/--miner-coinbase in this version"). Named in `--help` so that an operator coming from an
+ * older Besu learns why; never accepted.
+ */
+export const REMOVED_BESU_OPTIONS: readonly { readonly name: string; readonly why: string }[] = [
+  { name: '--miner-enabled', why: 'QBFT validators produce blocks without it' },
+  { name: '--miner-coinbase', why: 'a QBFT block\'s coinbase is its proposer; rewards go to the genesis miningbeneficiary' },
+];
 
 export type NodeOptionRow = (typeof NODE_OPTIONS)[number];
 export type OptionKey = NodeOptionRow['key'];

@@ -48,7 +48,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
   const network = resolveNetwork(options);
   await assertPortsFree([
     ...(options.rpcHttpEnabled ? [{ host: options.rpcHttpHost, port: options.rpcHttpPort }] : []),
-    ...(options.p2pEnabled ? [{ host: options.p2pInterface, port: options.p2pPort }] : []),
+    ...(options.p2pEnabled ? [{ host: options.p2pInterface, port: options.p2pPort, udp: options.discoveryEnabled }] : []),
   ]);
   const dataPath = resolvePath(options.dataPath);
   mkdirSync(dataPath, { recursive: true });
@@ -133,6 +133,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
       rpcMaxLogsRange: BigInt(options.rpcMaxLogsRange),
       minPriorityFee: options.minPriorityFee,
       headView,
+      chain: { revertReasonEnabled: options.revertReasonEnabled, targetGasLimit: options.targetGasLimit },
       ports: {
         txpool: txpoolChain.port2,
         consensus: consensusChain.port2,
@@ -157,6 +158,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
         layerMaxCapacity: options.txPoolLayerMaxCapacity,
         maxPrioritized: options.txPoolMaxPrioritized,
         maxPrioritizedByType: { ...options.txPoolMaxPrioritizedByType },
+        strictTxReplayProtection: options.strictTxReplayProtectionEnabled,
       },
       ports: {
         chain: txpoolChain.port1,
@@ -181,6 +183,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
         maxPeers: options.maxPeers,
         bootnodes: [...(options.bootnodes ?? [])],
         genesisHash,
+        discoveryEnabled: options.discoveryEnabled,
         p2pStatusView,
         ports: { chain: p2pChain.port1, consensus: consensusP2p.port2, txpool: p2pTxpool.port1, transports: transportP2p.map((c) => c.port2) },
       };

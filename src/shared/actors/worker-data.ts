@@ -19,6 +19,14 @@ interface ActorDataBase {
   networkId?: bigint;
 }
 
+/** Node options that change what the chain builds and stores. */
+export interface ChainOptions {
+  /** `--revert-reason-enabled`: store the REVERT data of a reverted transaction in its receipt. */
+  revertReasonEnabled?: boolean;
+  /** `--target-gas-limit`: built blocks move their gas limit toward this (see `nextGasLimit` in src/chain/chain.ts). */
+  targetGasLimit?: bigint;
+}
+
 export interface ChainActorData extends ActorDataBase {
   actor: 'chain';
   dataPath: string;
@@ -31,6 +39,8 @@ export interface ChainActorData extends ActorDataBase {
   minPriorityFee: bigint;
   /** Published head number/hash that transports read without a round trip. */
   headView: SharedArrayBuffer;
+  /** `--revert-reason-enabled` and `--target-gas-limit`. */
+  chain: ChainOptions;
   ports: { txpool: MessagePort; consensus: MessagePort; p2p?: MessagePort; transports: MessagePort[] };
 }
 
@@ -46,6 +56,7 @@ export interface TxPoolActorData extends ActorDataBase {
     layerMaxCapacity: number;
     maxPrioritized: number;
     maxPrioritizedByType: Partial<Record<TxType, number>>;
+    strictTxReplayProtection: boolean;
   };
   /** `p2p` is absent when P2P is disabled. */
   ports: { chain: MessagePort; consensus: MessagePort; p2p?: MessagePort; transports: MessagePort[] };
@@ -75,10 +86,12 @@ export interface P2pActorData extends ActorDataBase {
   listenHost: string;
   listenPort: number;
   maxPeers: number;
-  /** `--bootnodes`, dialled directly as static peers (no discovery). */
+  /** `--bootnodes`, dialled directly as static peers and, with discovery, its seeds. */
   bootnodes: string[];
   /** Hash of the chain's genesis block (eth/68 Status, fork id). */
   genesisHash: Uint8Array;
+  /** `--discovery-enabled`: discovery v4 on UDP at the listening port. */
+  discoveryEnabled: boolean;
   /** The p2p actor writes the peer count and sync state here for the transports (p2p-status-view.ts). */
   p2pStatusView: SharedArrayBuffer;
   ports: { chain: MessagePort; consensus: MessagePort; txpool: MessagePort; transports: MessagePort[] };

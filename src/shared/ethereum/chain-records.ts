@@ -29,6 +29,8 @@ export interface StoredReceipt {
   /** Blob gas for type-3 transactions. */
   blobGasUsed?: bigint;
   blobGasPrice?: bigint;
+  /** The REVERT data of a reverted transaction, kept only with `--revert-reason-enabled`. */
+  revertReason?: Uint8Array;
 }
 
 /** Where a mined transaction sits. */

@@ -326,8 +326,6 @@ export interface ReceiptContext {
   index: number;
   /** Block-level index of this receipt's first log. */
   logIndexStart: number;
-  /** Raw revert bytes; only given with `--revert-reason-enabled` and a reverted transaction. */
-  revertReason?: Uint8Array;
 }
 
 /**
@@ -360,7 +358,7 @@ export function formatReceipt(receipt: StoredReceipt, ctx: ReceiptContext): Json
   out.to = receipt.to === undefined ? null : toData(receipt.to);
   out.transactionHash = toData(ctx.txHash);
   out.transactionIndex = toQuantity(ctx.index);
-  if (ctx.revertReason !== undefined) out.revertReason = toData(ctx.revertReason);
+  if (receipt.revertReason !== undefined) out.revertReason = toData(receipt.revertReason);
   out.type = toQuantity(receipt.txType);
   if (receipt.blobGasUsed !== undefined) out.blobGasUsed = toQuantity(receipt.blobGasUsed);
   if (receipt.blobGasPrice !== undefined) out.blobGasPrice = toQuantity(receipt.blobGasPrice);

@@ -157,7 +157,8 @@ async function importFiles(args: BlocksImportArgs, options: NodeOptions, output:
     maxThreads: Math.max(1, availableParallelism() - 1),
     idleTimeout: 5_000,
   });
-  const chain = await Chain.open(dataPath, spec);
+  // Imported blocks keep their gas limits; the revert reasons of their transactions are kept as a node would.
+  const chain = await Chain.open(dataPath, spec, { revertReasonEnabled: options.revertReasonEnabled });
   try {
     const checks = await (await import('../../../../chain/import-rules.js')).importChecksFor(chain, genesis, args.skipPowValidation);
     output.out(`Importing into ${dataPath}, chain head #${chain.getHead().number} ${toHex(chain.getHead().hash)}\n`);
