@@ -43,6 +43,16 @@ const BEACON_ROOTS_ADDRESS = createAddressFromString('0x000F3df6D732807Ef1319fB7
 
 export type { HeadInfo, NewHeadEvent };
 
+export interface ChainOptions {
+  /**
+   * Whether each block's batch is fsynced before the block becomes the head (the default): what the
+   * node has told anyone about — a head, a block, a receipt — then survives a power cut. `blocks
+   * import` turns it off and syncs once when it closes the chain; a power cut during an import can
+   * only lose blocks that running the same import again stores again.
+   */
+  syncEachBlock?: boolean;
+}
+
 export interface BuiltBlock {
   block: Block;
   /** The header fields the block was made from, so sealing can remake it with new extraData. */
@@ -88,9 +98,10 @@ export class Chain {
     private readonly newVm: (db: StateDb) => Promise<VM>,
     /** The KZG check of the point-evaluation precompile, in its own thread (see kzg-point-evaluation.ts). */
     private readonly kzgVerifier: KzgVerifierPool,
+    private readonly syncEachBlock: boolean,
   ) {}
 
-  static async open(location: string, spec: ChainSpec): Promise<Chain> {
+  static async open(location: string, spec: ChainSpec, options: ChainOptions = {}): Promise<Chain> {
     const kv = await KvStore.open(location);
     const kzgVerifier = new KzgVerifierPool();
     try {
@@ -104,7 +115,7 @@ export class Chain {
       };
       const buildVm = await newVm(stateDb);
       const readVm = await newVm(stateDb);
-      const chain = new Chain(spec, kv, store, stateDb, buildVm, readVm, newVm, kzgVerifier);
+      const chain = new Chain(spec, kv, store, stateDb, buildVm, readVm, newVm, kzgVerifier, options.syncEachBlock ?? true);
       await chain.initialise();
       return chain;
     } catch (err) {
@@ -121,11 +132,16 @@ export class Chain {
     return this.headBlock;
   }
 
-  /** Flushes nothing (every block is written whole) and releases the database. */
+  /**
+   * Releases the database. Every block is written whole, so there is nothing to flush, except the
+   * write-ahead log when blocks were written without syncing: rewriting the head pointer with sync
+   * makes every earlier record durable too.
+   */
   async close(): Promise<void> {
     await this.exclusive(async () => {
       // A validation in progress reads the database: let it finish first.
       await this.scratch?.then((scratch) => scratch.idle(), () => undefined);
+      if (!this.syncEachBlock) await this.kv.write([this.store.headOp(this.head.hash)], { sync: true });
       await this.kv.close();
       await this.kzgVerifier.close();
     });
@@ -341,7 +357,7 @@ export class Chain {
     const hash = genesis.hash();
     const td = genesis.header.difficulty;
     const ops = [...this.stateDb.drainStaged(), ...this.store.genesisOps(hash), ...this.store.blockOps(genesis, hash, [], td)];
-    await this.kv.write(ops);
+    await this.kv.write(ops, { sync: this.syncEachBlock });
     this.store.rememberWritten(genesis, hash, []);
     this.setHead(genesis, hash, td);
   }
@@ -497,7 +513,8 @@ export class Chain {
     const hash = block.hash();
     const td = this.head.totalDifficulty + block.header.difficulty;
     const ops = [...stateOps, ...this.store.blockOps(block, hash, receipts, td)];
-    await this.kv.write(ops);
+    // The block becomes the head — for the head view, pool, consensus, peers and receipt readers — only once this returns.
+    await this.kv.write(ops, { sync: this.syncEachBlock });
     this.store.rememberWritten(block, hash, receipts);
     this.setHead(block, hash, td);
 
