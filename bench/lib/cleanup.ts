@@ -57,7 +57,8 @@ export function runBenchmark(main: () => Promise<void>, maxRunSeconds: number): 
   process.once('SIGTERM', () => abort('terminated', 143));
   main()
     .then(
-      () => runCleanups().then(() => 0),
+      // A benchmark that found something wrong sets process.exitCode; process.exit below would drop it.
+      () => runCleanups().then(() => Number(process.exitCode ?? 0)),
       async (err: unknown) => {
         // After an abort, failures of work whose processes were just stopped are expected noise.
         if (!aborted) console.error(err instanceof Error ? (err.stack ?? err.message) : String(err));

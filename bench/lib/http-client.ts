@@ -261,15 +261,7 @@ export class RpcClient {
    * so use this only for calls that are safe to repeat.
    */
   call<T = unknown>(method: string, params: unknown[] = []): Promise<T> {
-    const attempt = async (): Promise<HttpAnswer> => {
-      if (!this.connection?.isOpen) this.connection = await KeepAliveConnection.open(this.host, this.port);
-      try {
-        return await this.connection.request(jsonPostRequest(this.host, this.port, rpcBody(method, params, this.nextId++)));
-      } catch (err) {
-        this.close();
-        throw err;
-      }
-    };
+    const attempt = (): Promise<HttpAnswer> => this.send(rpcBody(method, params, this.nextId++));
     const run = async (): Promise<T> => {
       const answer = await attempt().catch(attempt);
       const parsed = JSON.parse(answer.body.toString('utf8')) as { result?: T; error?: { code: number; message: string } };
@@ -282,8 +274,45 @@ export class RpcClient {
     return result;
   }
 
+  /**
+   * One JSON-RPC batch request; answers come back in the order of `calls`, each a result or an error
+   * (a batch is not failed by one of its calls failing). Retried like `call`: only for reads.
+   */
+  batch(calls: Array<[method: string, params: unknown[]]>): Promise<BatchAnswer[]> {
+    if (calls.length === 0) return Promise.resolve([]);
+    const run = async (): Promise<BatchAnswer[]> => {
+      const firstId = this.nextId;
+      this.nextId += calls.length;
+      const body = JSON.stringify(calls.map(([method, params], i) => ({ jsonrpc: '2.0', id: firstId + i, method, params })));
+      const answer = await this.send(body).catch(() => this.send(body));
+      if (answer.status !== 200) throw new Error(`batch of ${calls.length}: HTTP ${answer.status}`);
+      const parsed = JSON.parse(answer.body.toString('utf8')) as Array<{ id: number } & BatchAnswer>;
+      if (!Array.isArray(parsed)) throw new Error(`batch of ${calls.length}: not an array: ${answer.body.toString('utf8').slice(0, 200)}`);
+      const byId = new Map(parsed.map((entry) => [entry.id, entry]));
+      return calls.map(([method], i) => byId.get(firstId + i) ?? { error: { code: 0, message: `${method}: no answer in the batch` } });
+    };
+    const result = this.queue.then(run, run);
+    this.queue = result.catch(() => undefined);
+    return result;
+  }
+
   close(): void {
     this.connection?.close();
     this.connection = undefined;
   }
+
+  private async send(body: string): Promise<HttpAnswer> {
+    if (!this.connection?.isOpen) this.connection = await KeepAliveConnection.open(this.host, this.port);
+    try {
+      return await this.connection.request(jsonPostRequest(this.host, this.port, body));
+    } catch (err) {
+      this.close();
+      throw err;
+    }
+  }
+}
+
+export interface BatchAnswer {
+  result?: unknown;
+  error?: { code: number; message: string };
 }

@@ -100,8 +100,12 @@ export class ChainStore {
         value: RLP.encode([hash, bigIntToUnpaddedBytes(BigInt(index))]),
       });
     });
-    ops.push({ type: 'put', key: metaKey(MetaKey.head), value: hash });
+    ops.push(this.headOp(hash));
     return ops;
+  }
+
+  headOp(hash: Uint8Array): KvOp {
+    return { type: 'put', key: metaKey(MetaKey.head), value: hash };
   }
 
   genesisOps(genesisHash: Uint8Array): KvOp[] {

@@ -123,11 +123,16 @@ export class Chain {
     return this.headBlock;
   }
 
-  /** Flushes nothing (every block is written whole) and releases the database. */
+  /**
+   * Releases the database. Every block is written whole, so there is nothing to flush, except the
+   * write-ahead log when blocks were written without syncing: rewriting the head pointer with sync
+   * makes every earlier record durable too.
+   */
   async close(): Promise<void> {
     await this.exclusive(async () => {
       // A validation in progress reads the database: let it finish first.
       await this.scratch?.then((scratch) => scratch.idle(), () => undefined);
+      if (!(this.options.syncEachBlock ?? true)) await this.kv.write([this.store.headOp(this.head.hash)], { sync: true });
       await this.kv.close();
       await this.kzgVerifier.close();
     });
@@ -346,7 +351,7 @@ export class Chain {
     const hash = genesis.hash();
     const td = genesis.header.difficulty;
     const ops = [...this.stateDb.drainStaged(), ...this.store.genesisOps(hash), ...this.store.blockOps(genesis, hash, [], td)];
-    await this.kv.write(ops);
+    await this.kv.write(ops, { sync: (this.options.syncEachBlock ?? true) });
     this.store.rememberWritten(genesis, hash, []);
     this.setHead(genesis, hash, td);
   }
@@ -514,7 +519,8 @@ export class Chain {
     const hash = block.hash();
     const td = this.head.totalDifficulty + block.header.difficulty;
     const ops = [...stateOps, ...this.store.blockOps(block, hash, receipts, td)];
-    await this.kv.write(ops);
+    // The block becomes the head — for the head view, pool, consensus, peers and receipt readers — only once this returns.
+    await this.kv.write(ops, { sync: (this.options.syncEachBlock ?? true) });
     this.store.rememberWritten(block, hash, receipts);
     this.setHead(block, hash, td);
 

@@ -14,9 +14,19 @@ const openRocks = rocksdbModule as unknown as RocksFactory;
 
 export type KvOp = RocksOp;
 
+export interface WriteOptions {
+  /**
+   * RocksDB's `WriteOptions.sync`: the write returns only once its write-ahead-log record is
+   * fdatasync'ed, so it survives a power cut. Without it the record is in the OS page cache when the
+   * write returns: it survives the process being killed, not the machine going down.
+   */
+  sync?: boolean;
+}
+
 /**
  * The promise-shaped face of the one RocksDB handle. Writes only happen in batches so that a block's
- * data, its state and the head pointer land atomically.
+ * data, its state and the head pointer land atomically: a batch is one record of RocksDB's
+ * write-ahead log, and recovery (point-in-time, RocksDB's default) replays whole records only.
  */
 export class KvStore {
   /** Reads and writes still running: close() waits for them, RocksDB must not close under them. */
@@ -47,12 +57,13 @@ export class KvStore {
     ));
   }
 
-  write(ops: KvOp[]): Promise<void> {
+  write(ops: KvOp[], options: WriteOptions = {}): Promise<void> {
     if (ops.length === 0) return Promise.resolve();
+    const sync = options.sync === true;
     const native = ops.map((op) =>
       op.type === 'put' ? { type: 'put' as const, key: asBuffer(op.key), value: asBuffer(op.value) } : { type: 'del' as const, key: asBuffer(op.key) },
     );
-    return this.track(() => new Promise<void>((resolve, reject) => this.db.batch(native, {}, (err) => (err ? reject(err) : resolve()))));
+    return this.track(() => new Promise<void>((resolve, reject) => this.db.batch(native, { sync }, (err) => (err ? reject(err) : resolve()))));
   }
 
   /** Refuses new operations, waits for running ones, then closes the database. */

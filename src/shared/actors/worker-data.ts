@@ -25,6 +25,13 @@ export interface ChainOptions {
   revertReasonEnabled?: boolean;
   /** `--target-gas-limit`: built blocks move their gas limit toward this (see `nextGasLimit` in src/chain/chain.ts). */
   targetGasLimit?: bigint;
+  /**
+   * Whether each block's batch is fsynced before the block becomes the head (the default): what the
+   * node has told anyone about — a head, a block, a receipt — then survives a power cut. `blocks
+   * import` turns it off and syncs once when it closes the chain; a power cut during an import can
+   * only lose blocks that running the same import again stores again.
+   */
+  syncEachBlock?: boolean;
 }
 
 export interface ChainActorData extends ActorDataBase {
