@@ -528,6 +528,8 @@ export class Chain {
     for (const tx of block.transactions) senderNonces.set(tx.getSenderAddress().toString(), tx.nonce + 1n);
     return {
       head: this.head,
+      removedBlocks: [],
+      addedBlocks: [hash],
       includedTxHashes: block.transactions.map((tx) => tx.hash()),
       senderNonces: [...senderNonces],
     };

@@ -22,6 +22,13 @@ export interface HeadInfo {
 /** What the rest of the node learns when a block becomes the head. */
 export interface NewHeadEvent {
   head: HeadInfo;
+  /**
+   * Hashes of the blocks that left the canonical chain, newest first: empty unless the head moved to
+   * another branch (a re-org during full sync). They stay in the database, off the canonical index.
+   */
+  removedBlocks: Uint8Array[];
+  /** Hashes of the blocks that joined the canonical chain, oldest first; the head's alone without a re-org. */
+  addedBlocks: Uint8Array[];
   includedTxHashes: Uint8Array[];
   /** Post-block nonce of every sender with a transaction in the block, as [address hex, nonce]. */
   senderNonces: [string, bigint][];
