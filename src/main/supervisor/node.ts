@@ -183,12 +183,14 @@ export async function runNode(options: NodeOptions): Promise<number> {
     const consensus = spawn('consensus', 'consensus.worker.js', consensusData);
     await consensus.control.start();
 
+    // With --rpc-http-port=0 the first worker picks the port and the others share it.
+    let httpPort = options.rpcHttpPort;
     for (let i = 0; i < httpWorkers; i++) {
       const httpData: HttpActorData = {
         ...base,
         server: {
           host: options.rpcHttpHost,
-          port: options.rpcHttpPort,
+          port: httpPort,
           hostAllowlist: options.hostAllowlist,
           corsOrigins: options.rpcHttpCorsOrigins,
           maxRequestContentLength: options.rpcHttpMaxRequestContentLength,
@@ -209,10 +211,10 @@ export async function runNode(options: NodeOptions): Promise<number> {
         },
       };
       const http = spawn(`http-${i}`, 'http.worker.js', httpData);
-      await http.control.start();
+      httpPort = (await http.control.start()) as number;
     }
     if (httpWorkers > 0) {
-      log.info(`JSON-RPC HTTP service started and listening on ${options.rpcHttpHost}:${options.rpcHttpPort} (${httpWorkers} worker${httpWorkers > 1 ? 's' : ''})`);
+      log.info(`JSON-RPC HTTP service started and listening on ${options.rpcHttpHost}:${httpPort} (${httpWorkers} worker${httpWorkers > 1 ? 's' : ''})`);
     }
     log.info('Basalt is running');
   } catch (err) {
