@@ -5,7 +5,7 @@
 import test from 'ava';
 import { JsonRpcProvider, Wallet, parseUnits } from 'ethers';
 import { DEV_ACCOUNTS } from '../helpers/dev-accounts.js';
-import { removeDataPath, startDevNode, tempDataPath } from '../helpers/node-process.js';
+import { removeDataPath, startNode, tempDataPath } from '../helpers/node-process.js';
 
 const dataPath = tempDataPath();
 
@@ -36,7 +36,7 @@ test('a node killed with SIGKILL under load restarts consistent and keeps produc
   const perSender = 400;
   const signed = await Promise.all(DEV_ACCOUNTS.map((a) => presign(a.privateKey, perSender)));
 
-  const node = await startDevNode({ dataPath });
+  const node = await startNode({ dataPath });
   let sent = 0;
   let stopLoad = false;
   const load = Promise.all(
@@ -66,7 +66,7 @@ test('a node killed with SIGKILL under load restarts consistent and keeps produc
   await load;
   t.log(`killed at head ${headBeforeKill} after ${sent} submissions`);
 
-  const restarted = await startDevNode({ dataPath });
+  const restarted = await startNode({ dataPath });
   try {
     const provider = new JsonRpcProvider(restarted.url, undefined, { staticNetwork: true });
     const head = await provider.getBlock('latest');
