@@ -121,10 +121,16 @@ function spawnBasalt(argv: string[], opts: SpawnOptions = {}): Spawned {
 
   const waitForLog = (pattern: RegExp, { since = 0, timeoutMs = 30_000 }: WaitForLogOptions = {}): Promise<LogLine> =>
     new Promise<LogLine>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        waiters.delete(waiter);
-        reject(new Error(`no log line matching ${pattern} within ${timeoutMs} ms:\n${tail(output)}`));
-      }, timeoutMs);
+      // The timer may fire as this process comes back from a long synchronous stretch (loading KZG
+      // blocks for seconds): output that came meanwhile is read before the check phase (setImmediate).
+      const timer = setTimeout(
+        () =>
+          setImmediate(() => {
+            if (!waiters.delete(waiter)) return;
+            reject(new Error(`no log line matching ${pattern} within ${timeoutMs} ms:\n${tail(output)}`));
+          }),
+        timeoutMs,
+      );
       const waiter: LogWaiter = {
         pattern,
         scanFrom: since,
