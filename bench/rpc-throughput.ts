@@ -10,7 +10,6 @@ import { fork } from 'node:child_process';
 import { toBeHex, zeroPadValue, getCreateAddress } from 'ethers';
 import { DEV_ACCOUNTS } from '../test/helpers/dev-accounts.js';
 import { storeAndLogDeployCode } from '../test/helpers/contracts.js';
-import { freePort } from '../test/helpers/node-process.js';
 import { parseFlags } from './lib/args.js';
 import { onCleanup, runBenchmark } from './lib/cleanup.js';
 import { startBenchNode } from './lib/dev-node.js';
@@ -229,8 +228,7 @@ interface BareServer {
 
 /** Starts bare-uws-server.js as a child process on a free port. */
 async function startBareUws(): Promise<BareServer> {
-  const port = await freePort();
-  const child = fork(new URL('./bare-uws-server.js', import.meta.url).pathname, [String(port)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(new URL('./bare-uws-server.js', import.meta.url).pathname, ['0'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const stop = async (): Promise<void> => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
@@ -238,11 +236,11 @@ async function startBareUws(): Promise<BareServer> {
     unregister();
   };
   const unregister = onCleanup(`bare uWS server pid ${child.pid}`, stop);
-  await new Promise<void>((resolve, reject) => {
+  const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('the bare uWS server did not start within 10 s')), 10_000);
     child.once('message', (message: { listening?: number; error?: string }) => {
       clearTimeout(timer);
-      if (message.listening === port) resolve();
+      if (message.listening !== undefined) resolve(message.listening);
       else reject(new Error(message.error ?? `unexpected message from the bare uWS server: ${JSON.stringify(message)}`));
     });
     child.once('exit', (code) => {

@@ -12,7 +12,7 @@
  */
 import { createHash } from 'node:crypto';
 import { DEV_ACCOUNTS } from '../../test/helpers/dev-accounts.js';
-import { startDevNode, type NodeProcess } from '../../test/helpers/node-process.js';
+import { startNode, type NodeProcess } from '../../test/helpers/node-process.js';
 import { jsonPostRequest, KeepAliveConnection, rpcBody, RpcClient, type BatchAnswer } from './http-client.js';
 import { accountFromKey, signingCommon, signTx, type Account } from './signing.js';
 
@@ -130,7 +130,7 @@ export class CrashCampaign {
 
   /** Starts a node on the (empty) data path, funds the extra senders and opens the ledger. */
   static async start(options: CampaignOptions): Promise<CrashCampaign> {
-    const node = await startDevNode({ dataPath: options.dataPath });
+    const node = await startNode({ dataPath: options.dataPath });
     try {
       const rpc = new RpcClient('127.0.0.1', node.port);
       const head = await rpc.call<{ number: string; hash: string }>('eth_getBlockByNumber', ['latest', false]);
@@ -185,7 +185,7 @@ export class CrashCampaign {
 
     const restartStarted = performance.now();
     try {
-      this.node = await startDevNode({ dataPath: this.options.dataPath, readyTimeoutMs: 60_000 });
+      this.node = await startNode({ dataPath: this.options.dataPath, readyTimeoutMs: 60_000 });
     } catch (err) {
       report.inconsistencies.push(`the node did not restart: ${firstLine(err)}`);
       report.logTails = { killed: tail(killed.output()), restarted: err instanceof Error ? tail(err.message) : '' };

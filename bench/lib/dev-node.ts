@@ -1,12 +1,10 @@
 /**
- * Starting and reliably stopping a dev node for a benchmark. Like test/helpers' startDevNode, but
- * able to pass Node flags (`--cpu-prof` is refused in NODE_OPTIONS).
+ * Starting and reliably stopping a dev node for a benchmark: test/helpers' startNode (port 0, the
+ * bound port read from the node's log), plus Node flags such as `--cpu-prof`, a cleanup registered
+ * for aborted runs, and a report of how the node ended.
  */
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
-import { freePort, REPO_ROOT, removeDataPath, tempDataPath } from '../../test/helpers/node-process.js';
+import { removeDataPath, startNode } from '../../test/helpers/node-process.js';
 import { onCleanup } from './cleanup.js';
-import { RpcClient } from './http-client.js';
 
 export interface BenchNodeOptions {
   /** Extra CLI flags, e.g. `--rpc-http-workers=2`. */
@@ -19,80 +17,30 @@ export interface BenchNode {
   port: number;
   url: string;
   pid: number;
-  /** The last 64 kB the node printed. */
+  /** Everything the node printed. */
   output(): string;
   /** SIGTERM (so CPU profiles get written), SIGKILL after 15 s; removes the data path. Idempotent. */
   stop(): Promise<void>;
 }
 
-const OUTPUT_KEPT = 64 * 1024;
-
 export async function startBenchNode(opts: BenchNodeOptions = {}): Promise<BenchNode> {
-  const port = await freePort();
-  const dataPath = tempDataPath();
-  const nodeFlags = opts.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfileDir}`] : [];
-  const child = spawn(
-    process.execPath,
-    [
-      ...nodeFlags,
-      join(REPO_ROOT, 'bin/run.js'),
-      '--network=dev',
-      '--rpc-http-enabled',
-      `--rpc-http-port=${port}`,
-      `--data-path=${dataPath}`,
-      '--p2p-enabled=false',
-      ...(opts.args ?? []),
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let output = '';
-  const keep = (d: Buffer): void => {
-    output = (output + d.toString()).slice(-OUTPUT_KEPT);
-  };
-  child.stdout.on('data', keep);
-  child.stderr.on('data', keep);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const running = (): boolean => child.exitCode === null && child.signalCode === null;
-
+  const node = await startNode({
+    args: opts.args,
+    nodeFlags: opts.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfileDir}`] : [],
+    readyTimeoutMs: 60_000,
+  });
+  const pid = node.process.pid!;
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> =>
     (stopping ??= (async () => {
-      if (running()) child.kill('SIGTERM');
-      const killTimer = setTimeout(() => {
-        if (!running()) return;
-        console.error(`the node (pid ${child.pid}) did not stop within 15 s of SIGTERM; killing it`);
-        child.kill('SIGKILL');
-      }, 15_000);
-      await exited;
-      clearTimeout(killTimer);
-      if (child.exitCode !== 0) {
-        const tail = output.split('\n').slice(-15).join('\n');
-        console.error(`the node (pid ${child.pid}) ended with ${child.exitCode ?? child.signalCode}; its last output:\n${tail}`);
+      const code = await node.stop(15_000);
+      if (code !== 0) {
+        const tail = node.output().split('\n').slice(-15).join('\n');
+        console.error(`the node (pid ${pid}) ended with ${code ?? node.process.signalCode}; its last output:\n${tail}`);
       }
-      removeDataPath(dataPath);
+      removeDataPath(node.dataPath);
       unregister();
     })());
-  const unregister = onCleanup(`dev node pid ${child.pid}`, stop);
-
-  const url = `http://127.0.0.1:${port}`;
-  const rpc = new RpcClient('127.0.0.1', port);
-  const deadline = Date.now() + 60_000;
-  try {
-    for (;;) {
-      if (!running()) throw new Error(`the node exited with ${child.exitCode ?? child.signalCode} before serving:\n${output}`);
-      try {
-        await rpc.call('eth_blockNumber');
-        break;
-      } catch {
-        if (Date.now() > deadline) throw new Error(`the node did not serve JSON-RPC within 60 s:\n${output}`);
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-    }
-  } catch (err) {
-    await stop();
-    throw err;
-  } finally {
-    rpc.close();
-  }
-  return { port, url, pid: child.pid!, output: () => output, stop };
+  const unregister = onCleanup(`dev node pid ${pid}`, stop);
+  return { port: node.port, url: node.url, pid, output: node.output, stop };
 }

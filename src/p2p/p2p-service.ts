@@ -445,6 +445,7 @@ export class P2pService {
 
   private dial(dialler: RLPx, enode: Enode): void {
     this.dialling.set(enode.idHex, Date.now());
+    this.events.log?.(`Dialling ${enode.idHex.slice(0, 16)}… at ${enode.host}:${enode.tcpPort}`, 'debug');
     dialler.connect({ id: enode.id, address: enode.host, tcpPort: enode.tcpPort }).catch((err: unknown) => {
       // Refused, timed out, or the previous connection to this node is still closing.
       this.events.log?.(`Could not connect to ${enode.idHex.slice(0, 16)}…: ${errorMessage(err)}`, 'debug');

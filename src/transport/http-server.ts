@@ -3,11 +3,11 @@
  * one on the same port: uWS listens with SO_REUSEPORT and the kernel spreads connections.
  *
  * Every request goes through the one HTTP policy (http-policy.ts: host allow-list → CORS → body size
- * limit → route → Accept) before anything is served. Sharing a port needs a fixed port number: Linux
- * does not share a port that was first bound as ephemeral (port 0). Routing is done by the policy
- * rather than by hyper-express so that the 404/405 answers, and the order of the checks before them,
- * are exactly Besu's.
+ * limit → route → Accept) before anything is served. Routing is done by the policy rather than by
+ * hyper-express so that the 404/405 answers, and the order of the checks before them, are exactly
+ * Besu's.
  */
+import { createServer } from 'node:net';
 import { Server, type Request, type Response } from 'hyper-express';
 import type { HttpListenConfig } from '../shared/actors/worker-data.js';
 import type { JsonRpcContext, RpcCaller } from './jsonrpc.js';
@@ -90,13 +90,7 @@ export async function startHttpServer(cfg: HttpServerConfig): Promise<HttpServer
   });
   server.any('/*', handle);
   const jsonRpcRoute = serveJsonRpc(server.uws_instance, { policy, maxRequestContentLength: cfg.maxRequestContentLength, timeoutMs, rpc });
-  try {
-    await server.listen(cfg.port, cfg.host);
-  } catch (err) {
-    // hyper-express rejects with a bare string
-    throw new Error(`Failed to bind the JSON-RPC HTTP port ${cfg.host}:${cfg.port}: ${String(err)}`);
-  }
-  const port = server.port;
+  const port = cfg.port === 0 ? await listenOnFreePort(server, cfg.host) : await listenOn(server, cfg.host, cfg.port);
   return {
     port,
     close: async () => {
@@ -107,6 +101,47 @@ export async function startHttpServer(cfg: HttpServerConfig): Promise<HttpServer
       (server.uws_instance as unknown as { close(): void }).close();
     },
   };
+}
+
+async function listenOn(server: Server, host: string, port: number): Promise<number> {
+  try {
+    await server.listen(port, host);
+  } catch (err) {
+    // hyper-express rejects with a bare string
+    throw new Error(`Failed to bind the JSON-RPC HTTP port ${host}:${port}: ${String(err)}`);
+  }
+  return server.port;
+}
+
+/**
+ * Port 0, shareable by the other HTTP workers. Linux lets a port the kernel picked be shared with
+ * SO_REUSEPORT, but uSockets sets SO_REUSEPORT only when given a port number, so a uWS listen on 0
+ * cannot be joined. The kernel picks the port for an exclusive probe instead, and uWS listens on
+ * that number. A process that takes the port between the probe and the listen makes the listen
+ * fail, and the next probe picks another; only a socket of the same user that also sets
+ * SO_REUSEPORT could join unnoticed, and a Basalt node given that port probes it exclusively first
+ * (supervisor/ports.ts).
+ */
+async function listenOnFreePort(server: Server, host: string): Promise<number> {
+  for (let attempt = 1; ; attempt++) {
+    const port = await kernelPickedPort(host);
+    try {
+      return await listenOn(server, host, port);
+    } catch (err) {
+      if (attempt === 5) throw err;
+    }
+  }
+}
+
+function kernelPickedPort(host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen({ host, port: 0, exclusive: true }, () => {
+      const address = probe.address();
+      probe.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error(`no port bound on ${host}`))));
+    });
+  });
 }
 
 function writeHeaders(response: Response, headers: HttpHeaders): void {

@@ -11,7 +11,8 @@ import test, { type ExecutionContext } from 'ava';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BESU_FIXTURES, REPO_ROOT, removeDataPath } from '../helpers/node-process.js';
-import { startBesuTestChainNode, type ServedNode } from '../helpers/parity-node.js';
+import { startBesuTestChainNode } from '../helpers/parity-node.js';
+import type { NodeProcess } from '../helpers/node-process.js';
 
 const FIXTURES = join(BESU_FIXTURES, 'rpc', 'eth');
 
@@ -101,7 +102,7 @@ function differences(actual: unknown, expected: ExpectedResponse): string[] {
   return found;
 }
 
-async function replay(node: ServedNode, fixture: Fixture): Promise<string[]> {
+async function replay(node: NodeProcess, fixture: Fixture): Promise<string[]> {
   const res = await fetch(node.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(fixture.request) });
   const text = await res.text();
   const found: string[] = [];
@@ -120,7 +121,7 @@ async function replay(node: ServedNode, fixture: Fixture): Promise<string[]> {
   return [...found, ...differences(body, fixture.response)];
 }
 
-let node: ServedNode | undefined;
+let node: NodeProcess | undefined;
 const outcome = { passed: 0, listedStillFailing: 0 };
 
 test.before(async () => {

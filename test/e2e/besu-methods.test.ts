@@ -12,9 +12,10 @@ import { RpcError } from '../../src/shared/rpc/errors.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BESU_FIXTURES, removeDataPath } from '../helpers/node-process.js';
-import { startBesuTestChainNode, type ServedNode } from '../helpers/parity-node.js';
+import { startBesuTestChainNode } from '../helpers/parity-node.js';
+import type { NodeProcess } from '../helpers/node-process.js';
 
-let node: ServedNode;
+let node: NodeProcess;
 
 test.before(async () => {
   node = await startBesuTestChainNode();

@@ -25,29 +25,17 @@ import { addressOf, compareAddresses, signCommitSeal } from '../../src/shared/qb
 import { encodeAddressArray } from '../harness/qbft-simulation/fake-chain.js';
 import { DEV_ACCOUNTS } from '../helpers/dev-accounts.js';
 import { storeAndLogDeployCode } from '../helpers/contracts.js';
-import { removeDataPath, startDevNode, tempDataPath } from '../helpers/node-process.js';
+import { removeDataPath, runCli, startNode, tempDataPath, waitFor } from '../helpers/node-process.js';
 import type { NodeProcess } from '../helpers/node-process.js';
-import { runCli } from '../helpers/parity-node.js';
 
 /** Blocks the node must have produced (the first transactions land in the first few). */
 const MIN_HEIGHT = 6;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const workDir = tempDataPath();
 const paths: string[] = [workDir];
 /** Encoded blocks 0..head of the dev node, and its head. */
 const blocks: Uint8Array[] = [];
 let head: { number: number; hash: string };
-
-async function waitFor<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(200);
-  }
-}
 
 function signedTx(key: string, data?: string): string {
   const tx = createFeeMarket1559Tx(
@@ -69,19 +57,16 @@ function signedTx(key: string, data?: string): string {
 test.before(async () => {
   let node: NodeProcess | undefined;
   try {
-    node = await startDevNode({ dataPath: join(workDir, 'node'), args: ['--rpc-http-api=ETH,NET,WEB3,DEBUG'] });
+    node = await startNode({ dataPath: join(workDir, 'node'), args: ['--rpc-http-api=ETH,NET,WEB3,DEBUG'] });
     const running = node;
     const hashes = [
       await running.rpc<string>('eth_sendRawTransaction', [signedTx(DEV_ACCOUNTS[0].privateKey)]),
       await running.rpc<string>('eth_sendRawTransaction', [signedTx(DEV_ACCOUNTS[1].privateKey, storeAndLogDeployCode())]),
     ];
     for (const hash of hashes) {
-      await waitFor(`receipt of ${hash}`, 20_000, async () => (await running.rpc<{ status: string } | null>('eth_getTransactionReceipt', [hash])) ?? undefined);
+      await waitFor(`receipt of ${hash}`, () => running.rpc<{ status: string } | null>('eth_getTransactionReceipt', [hash]), (receipt) => receipt !== null, 20_000);
     }
-    const number = await waitFor(`block ${MIN_HEIGHT}`, 20_000, async () => {
-      const n = Number(await running.rpc<string>('eth_blockNumber'));
-      return n >= MIN_HEIGHT ? n : undefined;
-    });
+    const number = await waitFor(`block ${MIN_HEIGHT}`, async () => Number(await running.rpc<string>('eth_blockNumber')), (n) => n >= MIN_HEIGHT, 20_000);
     for (let n = 0; n <= number; n++) {
       blocks.push(hexToBytes(await running.rpc<`0x${string}`>('debug_getRawBlock', [`0x${n.toString(16)}`])));
     }

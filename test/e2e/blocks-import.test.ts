@@ -14,8 +14,8 @@ import { Chain } from '../../src/chain/chain.js';
 import { chainSpecFromGenesis } from '../../src/chain/network-spec.js';
 import { separateNodeOptions } from '../../src/main/cli/command.js';
 import BlocksImportCommand, { progressBar, progressLine } from '../../src/main/cli/commands/blocks/import.js';
-import { removeDataPath, tempDataPath } from '../helpers/node-process.js';
-import { TEST_BLOCKS, TEST_GENESIS, importBlocks, runCli } from '../helpers/parity-node.js';
+import { removeDataPath, runCli, tempDataPath } from '../helpers/node-process.js';
+import { TEST_BLOCKS, TEST_GENESIS, importBlocks } from '../helpers/parity-node.js';
 
 const BESU_HEAD = '0x4859ea10d276f6df988eabd48a02e0696cfd3deb769d2a5e0e416a5f3191028a';
 const chainFile = new Uint8Array(readFileSync(TEST_BLOCKS));

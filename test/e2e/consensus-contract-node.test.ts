@@ -5,7 +5,6 @@
  * "Method not enabled", and every block credits the beneficiary.
  */
 import test from 'ava';
-import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadDevNetwork } from '../../src/shared/ethereum/genesis.js';
@@ -13,7 +12,7 @@ import { formatNodeKey } from '../../src/shared/ethereum/node-key.js';
 import { decodeExtraData, genesisExtraData } from '../../src/shared/qbft/extra-data.js';
 import { addressOf } from '../../src/shared/qbft/seal.js';
 import { encodeAddressArray } from '../harness/qbft-simulation/fake-chain.js';
-import { REPO_ROOT, freePort, removeDataPath, tempDataPath } from '../helpers/node-process.js';
+import { removeDataPath, startNode, tempDataPath, waitFor } from '../helpers/node-process.js';
 
 const hex = (b: Uint8Array): string => '0x' + Buffer.from(b).toString('hex');
 const dev = loadDevNetwork();
@@ -21,7 +20,6 @@ const VALIDATOR = addressOf(dev.validatorKey);
 const CONTRACT = '0x0000000000000000000000000000000000008888';
 const BENEFICIARY = '0x000000000000000000000000000000000000beef';
 const REWARD = 100n;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Runtime code that returns a fixed ABI `address[]`: CODECOPY the data after the code, RETURN it. */
 function fixedAddressArrayCode(addresses: Uint8Array[]): string {
@@ -45,62 +43,32 @@ test('contract validator mode and a block reward on a real node', async (t) => {
   writeFileSync(genesisPath, JSON.stringify(genesis));
   writeFileSync(keyPath, formatNodeKey(dev.validatorKey));
 
-  const port = await freePort();
-  const child = spawn(
-    process.execPath,
-    [
-      join(REPO_ROOT, 'bin/run.js'),
-      `--genesis-file=${genesisPath}`,
-      `--data-path=${join(dataPath, 'data')}`,
-      `--node-private-key-file=${keyPath}`,
-      '--rpc-http-enabled',
-      `--rpc-http-port=${port}`,
-      '--rpc-http-api=ETH,QBFT',
-      '--p2p-enabled=false',
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let output = '';
-  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-  const rpc = async <T>(method: string, params: unknown[] = []): Promise<{ result?: T; error?: { code: number; message: string } }> => {
-    const res = await fetch(`http://127.0.0.1:${port}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-    });
-    return (await res.json()) as { result?: T; error?: { code: number; message: string } };
-  };
+  const node = await startNode({
+    genesis: genesisPath,
+    dataPath: join(dataPath, 'data'),
+    args: [`--node-private-key-file=${keyPath}`, '--rpc-http-api=ETH,QBFT'],
+  });
   try {
-    let head = 0;
-    const deadline = Date.now() + 40_000;
-    while (head < 3) {
-      if (child.exitCode !== null) throw new Error(`node exited:\n${output}`);
-      if (Date.now() > deadline) throw new Error(`no blocks in contract mode:\n${output}`);
-      await sleep(300);
-      head = Number((await rpc<string>('eth_blockNumber').catch(() => ({ result: '0x0' }))).result ?? 0);
-    }
-    const block = (await rpc<{ extraData: string; miner: string; number: string }>('eth_getBlockByNumber', ['0x2', false])).result!;
+    const head = await waitFor('three blocks in contract mode', () => node.rpc<string>('eth_blockNumber').then(Number), (n) => n >= 3, 40_000, 300);
+    const block = await node.rpc<{ extraData: string; miner: string; number: string }>('eth_getBlockByNumber', ['0x2', false]);
     const extra = decodeExtraData(Buffer.from(block.extraData.slice(2), 'hex'));
     t.deepEqual(extra.validators, [], 'contract-mode blocks list no validators');
     t.is(extra.vote, undefined);
     t.is(extra.seals.length, 1);
     t.is(block.miner, hex(VALIDATOR));
 
-    t.deepEqual((await rpc('qbft_getValidatorsByBlockNumber', ['latest'])).result, [hex(VALIDATOR)]);
-    t.deepEqual((await rpc('qbft_getValidatorsByBlockNumber', ['0x0'])).result, [hex(VALIDATOR)]);
-    t.deepEqual((await rpc('qbft_getValidatorsByBlockNumber', ['pending'])).result, [hex(VALIDATOR)]);
-    t.deepEqual((await rpc('qbft_proposeValidatorVote', [BENEFICIARY, true])).error, { code: -32604, message: 'Method not enabled' });
-    t.deepEqual((await rpc('qbft_getPendingVotes')).error, { code: -32604, message: 'Method not enabled' });
+    t.deepEqual(await node.rpc('qbft_getValidatorsByBlockNumber', ['latest']), [hex(VALIDATOR)]);
+    t.deepEqual(await node.rpc('qbft_getValidatorsByBlockNumber', ['0x0']), [hex(VALIDATOR)]);
+    t.deepEqual(await node.rpc('qbft_getValidatorsByBlockNumber', ['pending']), [hex(VALIDATOR)]);
+    t.deepEqual(await node.rpcError('qbft_proposeValidatorVote', [BENEFICIARY, true]), { code: -32604, message: 'Method not enabled' });
+    t.deepEqual(await node.rpcError('qbft_getPendingVotes'), { code: -32604, message: 'Method not enabled' });
 
     // No transactions: the beneficiary holds exactly one reward per block; the validator nothing.
     const atBlock = '0x' + head.toString(16);
-    t.is(BigInt((await rpc<string>('eth_getBalance', [BENEFICIARY, atBlock])).result!), REWARD * BigInt(head));
-    t.is(BigInt((await rpc<string>('eth_getBalance', [hex(VALIDATOR), atBlock])).result!), 0n);
+    t.is(BigInt(await node.rpc<string>('eth_getBalance', [BENEFICIARY, atBlock])), REWARD * BigInt(head));
+    t.is(BigInt(await node.rpc<string>('eth_getBalance', [hex(VALIDATOR), atBlock])), 0n);
   } finally {
-    if (child.exitCode === null) child.kill('SIGTERM');
-    t.is(await exited, 0);
+    t.is(await node.stop(), 0);
     removeDataPath(dataPath);
   }
 });

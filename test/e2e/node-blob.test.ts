@@ -8,11 +8,11 @@ import { createBlob4844Tx } from '@ethereumjs/tx';
 import { bytesToHex, hexToBytes } from '@ethereumjs/util';
 import { loadKZG } from 'kzg-wasm';
 import { DEV_ACCOUNTS } from '../helpers/dev-accounts.js';
-import { startDevNode } from '../helpers/node-process.js';
+import { removeDataPath, startNode } from '../helpers/node-process.js';
 
 test('a blob transaction is admitted, mined and served; a blob that does not match its proof is refused', async (t) => {
   t.timeout(180_000);
-  const [kzg, node] = await Promise.all([loadKZG(), startDevNode()]);
+  const [kzg, node] = await Promise.all([loadKZG(), startNode()]);
   try {
     const common = createCustomCommon({ chainId: 1337 }, Mainnet, { hardfork: 'cancun', customCrypto: { kzg } });
     const key = hexToBytes(DEV_ACCOUNTS[2].privateKey as `0x${string}`);
@@ -69,5 +69,6 @@ test('a blob transaction is admitted, mined and served; a blob that does not mat
     t.deepEqual(mined.blobVersionedHashes, tx.blobVersionedHashes.map((h) => (typeof h === "string" ? h : bytesToHex(h))));
   } finally {
     await node.kill();
+    removeDataPath(node.dataPath);
   }
 });

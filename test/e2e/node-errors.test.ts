@@ -8,7 +8,7 @@ import { RLP } from '@ethereumjs/rlp';
 import { JsonRpcProvider, Wallet, getBytes as hexToBytes, hexlify as bytesToHex, parseEther, parseUnits, toBeHex } from 'ethers';
 import { DEV_ACCOUNTS } from '../helpers/dev-accounts.js';
 import { revertingDeployCode } from '../helpers/contracts.js';
-import { removeDataPath, startDevNode, tempDataPath } from '../helpers/node-process.js';
+import { removeDataPath, startNode, tempDataPath } from '../helpers/node-process.js';
 import type { NodeProcess } from '../helpers/node-process.js';
 
 let node: NodeProcess;
@@ -17,7 +17,7 @@ const dataPath = tempDataPath();
 const CHAIN_ID = 1337n;
 
 test.before(async () => {
-  node = await startDevNode({
+  node = await startNode({
     dataPath,
     // No local priority, so RPC transactions face --min-gas-price like remote ones.
     args: ['--tx-pool-no-local-priority', '--min-gas-price=1000', '--rpc-http-max-batch-size=3', '--rpc-http-max-request-content-length=20000'],

@@ -16,8 +16,7 @@ import { txCommonFor } from '../../src/shared/ethereum/tx-common.js';
 import { createChainCommon } from '../../src/shared/ethereum/common.js';
 import { loadDevNetwork, parseGenesisJson } from '../../src/shared/ethereum/genesis.js';
 import { DEV_ACCOUNTS } from '../helpers/dev-accounts.js';
-import { removeDataPath, startDevNode, tempDataPath } from '../helpers/node-process.js';
-import { runCli } from '../helpers/parity-node.js';
+import { removeDataPath, runCli, startNode, tempDataPath } from '../helpers/node-process.js';
 
 const POINT_EVALUATION = '0x000000000000000000000000000000000000000a';
 /** The compressed G1 point at infinity: the commitment to the zero polynomial, and the proof of any constant one. */
@@ -91,7 +90,7 @@ test('0x0a on a dev node: eth_call, and mined calls that re-import to the same s
   const importPath = tempDataPath();
   const [kzg, node] = await Promise.all([
     loadKZG(),
-    startDevNode({ args: ['--rpc-http-api=ETH,NET,WEB3,DEBUG'], readyTimeoutMs: 60_000 }),
+    startNode({ args: ['--rpc-http-api=ETH,NET,WEB3,DEBUG'], readyTimeoutMs: 60_000 }),
   ]);
   t.teardown(async () => {
     await node.kill();
@@ -171,7 +170,7 @@ test('0x0a on a dev node: eth_call, and mined calls that re-import to the same s
   }
   const file = join(importPath, 'dev.blocks');
   writeFileSync(file, Buffer.concat(blocks));
-  const imported = await runCli([`--data-path=${importPath}`, '--network=dev', 'blocks', 'import', `--from=${file}`], 180_000);
+  const imported = await runCli([`--data-path=${importPath}`, '--network=dev', 'blocks', 'import', `--from=${file}`], { timeoutMs: 180_000 });
   t.is(imported.code, 0, imported.stderr);
   const lastBlock = await node.rpc<{ hash: string }>('eth_getBlockByNumber', [`0x${last.toString(16)}`, false]);
   t.regex(imported.stdout, new RegExp(`Head #${last} ${lastBlock.hash}`));

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { Transaction, Wallet } from 'ethers';
 import { revertingDeployCode } from '../helpers/contracts.js';
 import { DEV_ACCOUNTS } from '../helpers/dev-accounts.js';
-import { REPO_ROOT, freePort, removeDataPath, startDevNode, tempDataPath } from '../helpers/node-process.js';
+import { REPO_ROOT, removeDataPath, startNode, tempDataPath, waitFor } from '../helpers/node-process.js';
 import type { NodeProcess } from '../helpers/node-process.js';
 
 const started: NodeProcess[] = [];
@@ -27,31 +27,10 @@ test.after.always(async () => {
   for (const path of [...started.map((node) => node.dataPath), ...keyDirs]) removeDataPath(path);
 });
 
-async function node(args: string[]): Promise<NodeProcess> {
-  const started_ = await startDevNode({ args });
+async function node(args: string[], p2p = false): Promise<NodeProcess> {
+  const started_ = await startNode({ args, p2p });
   started.push(started_);
   return started_;
-}
-
-async function waitFor<T>(what: string, probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
-
-async function rpcError(target: NodeProcess, method: string, params: unknown[]): Promise<{ code: number; message: string }> {
-  const res = await fetch(target.url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  });
-  const body = (await res.json()) as { error?: { code: number; message: string } };
-  if (!body.error) throw new Error(`${method} did not fail: ${JSON.stringify(body)}`);
-  return body.error;
 }
 
 const sender = new Wallet(DEV_ACCOUNTS[1].privateKey);
@@ -70,7 +49,7 @@ test.serial('--strict-tx-replay-protection-enabled: an unprotected transaction i
   const unprotected = await sender.signTransaction({ ...transfer, chainId: 0 });
   t.is(Transaction.from(unprotected).chainId, 0n, 'signed before EIP-155: v is 27 or 28');
 
-  t.deepEqual(await rpcError(strict, 'eth_sendRawTransaction', [unprotected]), { code: -32000, message: 'ChainId is required' });
+  t.deepEqual(await strict.rpcError('eth_sendRawTransaction', [unprotected]), { code: -32000, message: 'ChainId is required' });
   const protectedTx = await sender.signTransaction({ ...transfer, chainId: 1337 });
   t.is(await strict.rpc('eth_sendRawTransaction', [protectedTx]), Transaction.from(protectedTx).hash);
   // Besu's default accepts it.
@@ -104,7 +83,7 @@ async function sendCreations(target: NodeProcess): Promise<ReceiptJson[]> {
     hashes.push(await target.rpc<string>('eth_sendRawTransaction', [raw]));
   }
   return Promise.all(
-    hashes.map((hash) => waitFor(`the receipt of ${hash}`, () => target.rpc<ReceiptJson | null>('eth_getTransactionReceipt', [hash]), (r) => r !== null) as Promise<ReceiptJson>),
+    hashes.map((hash) => waitFor(`the receipt of ${hash}`, () => target.rpc<ReceiptJson | null>('eth_getTransactionReceipt', [hash]), (r) => r !== null, 20_000) as Promise<ReceiptJson>),
   );
 }
 
@@ -152,7 +131,7 @@ test.serial('--target-gas-limit: each block moves the gas limit toward the targe
 
 test.serial('--rpc-http-max-active-connections: accepted, and the node warns that it does not enforce it', async (t) => {
   const served = await node(['--rpc-http-max-active-connections=2']);
-  // startDevNode returns once JSON-RPC answers, after the supervisor logged its start-up warnings.
+  // startNode returns once JSON-RPC answers, after the supervisor logged its start-up warnings.
   t.regex(served.output(), /WARN.*--rpc-http-max-active-connections=2 is not enforced/);
 });
 
@@ -187,7 +166,7 @@ async function p2pNode(args: string[]): Promise<{ node: NodeProcess; info: NodeI
   keyDirs.push(dir);
   const keyFile = join(dir, 'key');
   writeFileSync(keyFile, `0x${randomBytes(32).toString('hex')}`);
-  const started_ = await node(['--p2p-enabled=true', '--rpc-http-api=ETH,NET,WEB3,ADMIN', `--node-private-key-file=${keyFile}`, ...args]);
+  const started_ = await node(['--rpc-http-api=ETH,NET,WEB3,ADMIN', `--node-private-key-file=${keyFile}`, ...args], true);
   return { node: started_, info: await started_.rpc<NodeInfoJson>('admin_nodeInfo') };
 }
 
@@ -209,7 +188,7 @@ test.serial('discovery (Besu\'s default): a node given only A as bootnode finds 
   t.false(await udpPortFree(a.info.ports.listener), 'the node holds its UDP port');
 
   const b = await p2pNode([`--bootnodes=${a.info.enode}`]);
-  await waitFor('A connected to B', () => peerIds(a.node), (ids) => ids.includes(`0x${b.info.id}`));
+  await waitFor('A connected to B', () => peerIds(a.node), (ids) => ids.includes(`0x${b.info.id}`), 20_000);
   const c = await p2pNode([`--bootnodes=${a.info.enode}`]);
   // Nobody told C about B: A's discovery table did (a neighbours answer, or a later refresh within 30 s).
   const peersOfC = await waitFor('C connected to B', () => peerIds(c.node), (ids) => ids.includes(`0x${b.info.id}`), 45_000);
@@ -218,9 +197,9 @@ test.serial('discovery (Besu\'s default): a node given only A as bootnode finds 
 });
 
 test.serial('discovery: a port whose UDP side is taken is refused like a busy TCP port, with Besu\'s message', async (t) => {
-  const port = await freePort();
   const squatter = createSocket('udp4');
-  await new Promise<void>((resolve) => squatter.bind(port, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => squatter.bind(0, '127.0.0.1', resolve));
+  const port = squatter.address().port;
   const dataPath = tempDataPath();
   keyDirs.push(dataPath);
   try {
@@ -241,6 +220,6 @@ test.serial('--discovery-enabled=false: no UDP socket, discport=0 in the enode, 
   t.true(await udpPortFree(a.info.ports.listener));
 
   const b = await p2pNode(['--discovery-enabled=false', `--bootnodes=${a.info.enode}`]);
-  await waitFor('B connected to its bootnode', () => peerIds(b.node), (ids) => ids.includes(`0x${a.info.id}`));
+  await waitFor('B connected to its bootnode', () => peerIds(b.node), (ids) => ids.includes(`0x${a.info.id}`), 20_000);
   t.pass();
 });

@@ -2,28 +2,17 @@
  * Start-up refusals: each bad configuration ends the process with exit code 2 and one clear line,
  * before anything is written.
  */
-import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import test from 'ava';
 import rocksdbModule from 'rocksdb';
 import { metaKey, MetaKey, SCHEMA_VERSION } from '../../src/chain/storage-schema.js';
-import { REPO_ROOT, freePort, removeDataPath, startDevNode, tempDataPath } from '../helpers/node-process.js';
+import { removeDataPath, runCli, startNode, tempDataPath } from '../helpers/node-process.js';
 
-function run(args: string[], timeoutMs = 30_000): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve) => {
-    // devp2p off unless asked for: these nodes must not compete for the default port 30303.
-    const p2p = args.some((a) => a.startsWith('--p2p-')) ? [] : ['--p2p-enabled=false'];
-    const child = spawn(process.execPath, [join(REPO_ROOT, 'bin/run.js'), ...args, ...p2p], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, output });
-    });
-  });
+/** A node start that is expected to fail; devp2p off unless asked for (never the default port 30303). */
+function run(args: string[]): Promise<{ code: number | null; output: string }> {
+  const p2p = args.some((a) => a.startsWith('--p2p-')) ? [] : ['--p2p-enabled=false'];
+  return runCli([...args, ...p2p], { timeoutMs: 30_000 });
 }
 
 test('the default network (mainnet) is refused with a pointer to --genesis-file and --network=dev', async (t) => {
@@ -63,28 +52,29 @@ test('a node key file not in Besu\'s format is refused, naming the file', async 
 });
 
 test('a busy devp2p port is refused with Besu\'s message', async (t) => {
-  const p2pPort = await freePort();
-  const node = await startDevNode({ args: ['--p2p-enabled=true', `--p2p-port=${p2pPort}`] });
+  const node = await startNode({ p2p: true });
+  const p2pPort = node.p2pPort!;
   const other = tempDataPath();
   try {
-    const busy = await run(['--network=dev', '--rpc-http-enabled', `--rpc-http-port=${await freePort()}`, `--p2p-port=${p2pPort}`, `--data-path=${other}`]);
+    const busy = await run(['--network=dev', '--rpc-http-enabled', '--rpc-http-port=0', `--p2p-interface=127.0.0.1`, `--p2p-port=${p2pPort}`, `--data-path=${other}`]);
     t.is(busy.code, 2);
     t.regex(busy.output, new RegExp(`Port\\(s\\) '\\[${p2pPort}\\]' already in use`));
   } finally {
     t.is(await node.stop(), 0);
     removeDataPath(other);
+    removeDataPath(node.dataPath);
   }
 });
 
 test('a busy JSON-RPC port, a data path in use and a data path of another chain are refused', async (t) => {
-  const node = await startDevNode();
+  const node = await startNode();
   try {
     const other = tempDataPath();
     const busyPort = await run(['--network=dev', '--rpc-http-enabled', `--rpc-http-port=${node.port}`, `--data-path=${other}`]);
     t.is(busyPort.code, 2);
     t.regex(busyPort.output, new RegExp(`Port\\(s\\) '\\[${node.port}\\]' already in use\\. Check for other processes using the port\\(s\\)\\.`));
 
-    const locked = await run(['--network=dev', '--rpc-http-enabled', `--rpc-http-port=${await freePort()}`, `--data-path=${node.dataPath}`]);
+    const locked = await run(['--network=dev', '--rpc-http-enabled', '--rpc-http-port=0', `--data-path=${node.dataPath}`]);
     t.is(locked.code, 2);
     t.regex(locked.output, /Failed to start Basalt: Data path .* is in use by another process/);
     removeDataPath(other);
@@ -160,7 +150,7 @@ function setVersion(db: Database, value: Buffer | undefined): Promise<void> {
 }
 
 test('a database of another schema version, or of none, is refused on start without being changed', async (t) => {
-  const node = await startDevNode();
+  const node = await startNode();
   const dataPath = node.dataPath;
   try {
     const head = await node.rpc<{ number: string; hash: string }>('eth_getBlockByNumber', ['latest', false]);
@@ -198,7 +188,7 @@ test('a database of another schema version, or of none, is refused on start with
 
     // With its version back, the same database opens and serves the chain it holds.
     await withDatabase(dataPath, (db) => setVersion(db, Buffer.from([Number(SCHEMA_VERSION)])));
-    const again = await startDevNode({ dataPath });
+    const again = await startNode({ dataPath });
     try {
       t.is((await again.rpc<{ hash: string }>('eth_getBlockByNumber', [head.number, false])).hash, head.hash);
     } finally {

@@ -6,7 +6,6 @@
  * non-validator node over eth/68.
  */
 import test from 'ava';
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,17 +15,19 @@ import { nodeIdOf } from '../../src/shared/ethereum/enode.js';
 import { formatNodeKey } from '../../src/shared/ethereum/node-key.js';
 import { JsonRpcProvider, Wallet, parseEther } from 'ethers';
 import { DEV_ACCOUNTS } from '../helpers/dev-accounts.js';
-import { REPO_ROOT, freePort, removeDataPath, startDevNode, tempDataPath } from '../helpers/node-process.js';
-import type { NodeProcess } from '../helpers/node-process.js';
+import { REPO_ROOT, launchNode, removeDataPath, startNode, tempDataPath, waitFor } from '../helpers/node-process.js';
+import type { LaunchedNode, NodeProcess } from '../helpers/node-process.js';
 
 const P2P_DISABLED = { code: -32000, message: 'P2P has been disabled. This functionality is not available' };
 const APIS = '--rpc-http-api=ETH,NET,WEB3,ADMIN';
 
-const started: NodeProcess[] = [];
+/** Every node a test launched, killed at the end whatever happened. */
+const launched: Promise<NodeProcess>[] = [];
 const paths: string[] = [];
 
 test.after.always(async () => {
-  await Promise.all(started.map((n) => n.kill()));
+  const nodes = await Promise.allSettled(launched);
+  await Promise.all(nodes.map((n) => (n.status === 'fulfilled' ? n.value.kill() : undefined)));
   for (const path of paths) removeDataPath(path);
 });
 
@@ -38,62 +39,16 @@ function keyFile(): string {
   return path;
 }
 
-async function devNode(args: string[]): Promise<NodeProcess> {
-  const node = await startDevNode({ args: [APIS, '--p2p-enabled=true', ...args] });
-  started.push(node);
-  paths.push(node.dataPath);
+/** A node with devp2p on; on the dev network unless `genesis` is given; on `dataPath` when given (the caller removes it). */
+function launchP2pNode(args: string[], genesis?: string, dataPath?: string): LaunchedNode {
+  const node = launchNode({ p2p: true, args: [APIS, ...args], ...(genesis ? { genesis } : {}), ...(dataPath ? { dataPath } : {}) });
+  launched.push(node.ready);
+  if (!dataPath) void node.ready.then((n) => paths.push(n.dataPath), () => undefined);
   return node;
 }
 
-/** A node on a custom genesis file (startDevNode always runs --network=dev). */
-async function genesisNode(genesisPath: string, args: string[], p2pPort?: number, existingDataPath?: string): Promise<NodeProcess> {
-  const port = await freePort();
-  const dataPath = existingDataPath ?? tempDataPath();
-  if (!existingDataPath) paths.push(dataPath);
-  const child = spawn(
-    process.execPath,
-    [join(REPO_ROOT, 'bin/run.js'), `--genesis-file=${genesisPath}`, `--data-path=${dataPath}`, '--rpc-http-enabled', `--rpc-http-port=${port}`,
-      APIS, '--p2p-interface=127.0.0.1', `--p2p-port=${p2pPort ?? (await freePort())}`, ...args],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let output = '';
-  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const url = `http://127.0.0.1:${port}`;
-  const rpc = async <T>(method: string, params: unknown[] = []): Promise<T> => {
-    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
-    const body = (await res.json()) as { result?: T; error?: { code: number; message: string } };
-    if (body.error) throw Object.assign(new Error(body.error.message), { code: body.error.code });
-    return body.result as T;
-  };
-  const node: NodeProcess = {
-    url, port, dataPath, process: child, output: () => output, rpc,
-    async stop() {
-      if (child.exitCode !== null) return child.exitCode;
-      child.kill('SIGTERM');
-      return exited;
-    },
-    async kill() {
-      if (child.exitCode === null) {
-        child.kill('SIGKILL');
-        await exited;
-      }
-    },
-  };
-  started.push(node);
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`node exited with ${child.exitCode}:\n${output}`);
-    try {
-      await rpc('eth_blockNumber');
-      return node;
-    } catch {
-      if (Date.now() > deadline) throw new Error(`node did not serve JSON-RPC:\n${output}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-}
+const devNode = (args: string[]): Promise<NodeProcess> => launchP2pNode(args).ready;
+const genesisNode = (genesis: string, args: string[]): Promise<NodeProcess> => launchP2pNode(args, genesis).ready;
 
 interface Reply {
   status: number;
@@ -103,16 +58,6 @@ interface Reply {
 async function call(node: NodeProcess, method: string, params: unknown[], id: unknown = 7): Promise<Reply> {
   const res = await fetch(node.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id, method, params }) });
   return { status: res.status, body: (await res.json()) as Reply['body'] };
-}
-
-async function waitFor<T>(what: string, probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
 }
 
 interface PeerJson {
@@ -140,11 +85,12 @@ interface NodeInfoJson {
 const peersOf = (node: NodeProcess) => node.rpc<PeerJson[]>('admin_peers');
 
 test.serial('two dev nodes: nodeInfo, addPeer, peers on both sides, errors, removePeer', async (t) => {
-  const [a, b] = await Promise.all([devNode([]), devNode([`--node-private-key-file=${keyFile()}`])]);
+  // A logs at DEBUG: each dial it starts is a line.
+  const [a, b] = await Promise.all([devNode(['--logging=DEBUG']), devNode([`--node-private-key-file=${keyFile()}`])]);
 
   const info = await a.rpc<NodeInfoJson>('admin_nodeInfo');
   t.regex(info.id, /^[0-9a-f]{128}$/);
-  const p2pPort = Number(/--p2p-port=(\d+)/.exec(a.process.spawnargs.join(' '))![1]);
+  const p2pPort = a.p2pPort!;
   // Discovery runs (Besu's default) on the listening port, so the enode has no discport.
   t.is(info.enode, `enode://${info.id}@127.0.0.1:${p2pPort}`);
   t.is(info.listenAddr, `127.0.0.1:${p2pPort}`);
@@ -204,15 +150,25 @@ test.serial('two dev nodes: nodeInfo, addPeer, peers on both sides, errors, remo
   await waitFor('A without peers', () => peersOf(a), (p) => p.length === 0);
   await waitFor('B without peers', () => peersOf(b), (p) => p.length === 0);
   t.is(await a.rpc('admin_removePeer', [enodeB]), false, 'no longer a static peer');
-  await new Promise((r) => setTimeout(r, 1500));
-  t.deepEqual(await peersOf(a), [], 'a removed peer is not redialled');
+  // Still static, B would be due 1 s after the drop. A peer that refuses connections, added now, is
+  // dialled at once and again 1 s after that: B's dial would come in that pass at the latest, and
+  // its line before the refusal that ends the refusing peer's dial.
+  const removedAt = a.output().length;
+  const refusing = `enode://${Buffer.from(nodeIdOf(randomBytes(32))).toString('hex')}@127.0.0.1:1`;
+  t.is(await a.rpc('admin_addPeer', [refusing]), true);
+  const idOf = (enode: string) => enode.slice('enode://'.length, 'enode://'.length + 16);
+  const refused = new RegExp(`Could not connect to ${idOf(refusing)}`);
+  const first = await a.waitForLog(refused, { since: removedAt });
+  await a.waitForLog(refused, { since: first.end });
+  t.notRegex(a.output().slice(removedAt), new RegExp(`Dialling ${idOf(enodeB)}`), 'a removed peer is not redialled');
+  t.deepEqual(await peersOf(a), []);
   t.is(await b.rpc('net_peerCount'), '0x0');
   await Promise.all([a.stop(), b.stop()]);
 });
 
 test.serial('with --p2p-enabled=false the peer methods answer Besu\'s P2P-disabled error', async (t) => {
-  const node = await startDevNode({ args: [APIS] });
-  started.push(node);
+  const node = await startNode({ args: [APIS] });
+  launched.push(Promise.resolve(node));
   paths.push(node.dataPath);
   for (const method of ['net_enode', 'admin_nodeInfo', 'admin_peers', 'net_peerCount']) {
     t.deepEqual((await call(node, method, [])).body.error, P2P_DISABLED, method);
@@ -238,7 +194,8 @@ test.serial('a node of another genesis is not kept; --bootnodes connects at star
   genesis.alloc['00000000000000000000000000000000000000aa'] = { balance: '0x1' };
   const genesisPath = join(dir, 'other.json');
   writeFileSync(genesisPath, JSON.stringify(genesis));
-  const stranger = await genesisNode(genesisPath, [`--node-private-key-file=${keyFile()}`]);
+  // The stranger logs at DEBUG: each refusal of its Status is a line.
+  const stranger = await genesisNode(genesisPath, [`--node-private-key-file=${keyFile()}`, '--logging=DEBUG']);
   t.not((await stranger.rpc<NodeInfoJson>('admin_nodeInfo')).protocols.eth.genesis, (await a.rpc<NodeInfoJson>('admin_nodeInfo')).protocols.eth.genesis);
   t.is(await stranger.rpc('admin_addPeer', [enodeA]), true);
 
@@ -248,8 +205,11 @@ test.serial('a node of another genesis is not kept; --bootnodes connects at star
   t.true(peers.find((peer) => peer.id === `0x${followerId}`)!.network.inbound, 'the follower dialled A');
   t.is((await peersOf(follower))[0]?.id, `0x${(await a.rpc<NodeInfoJson>('admin_nodeInfo')).id}`);
 
-  // By now the stranger has dialled A several times (backoff from 1 s); it never stays.
-  await new Promise((r) => setTimeout(r, 2000));
+  // The stranger dials A again and again (backoff from 1 s), and each time the genesis differs.
+  const refused = /Peer [0-9a-f]{16}…: Genesis block mismatch/;
+  const first = await stranger.waitForLog(refused);
+  await stranger.waitForLog(refused, { since: first.end });
+  t.notRegex(stranger.output(), /Connected to peer/, 'never kept');
   t.deepEqual(await peersOf(stranger), []);
   const strangerId = `0x${(await stranger.rpc<NodeInfoJson>('admin_nodeInfo')).id}`;
   t.false((await peersOf(a)).some((peer) => peer.id === strangerId));
@@ -257,14 +217,20 @@ test.serial('a node of another genesis is not kept; --bootnodes connects at star
   await Promise.all([a.stop(), stranger.stop(), follower.stop()]);
 });
 
-/** Four validator processes on a fresh QBFT genesis (2 s blocks), each given the others as --bootnodes. */
+/**
+ * Four validator processes on a fresh QBFT genesis (2 s blocks). Each listens on a port of its own
+ * choosing, so each is given the ones started before it as --bootnodes: every pair is dialled once.
+ */
 interface ValidatorNetwork {
   nodes: NodeProcess[];
   genesisPath: string;
-  enodes: string[];
-  ports: number[];
   keyPaths: string[];
+  /** Node ids (hex). */
+  ids: string[];
+  p2pPorts: number[];
 }
+
+const enodeOf = (network: ValidatorNetwork, i: number) => `enode://${network.ids[i]}@127.0.0.1:${network.p2pPorts[i]}`;
 
 async function startValidatorNetwork(): Promise<ValidatorNetwork> {
   const keys = [0, 1, 2, 3].map(() => new Uint8Array(randomBytes(32)));
@@ -276,21 +242,29 @@ async function startValidatorNetwork(): Promise<ValidatorNetwork> {
   genesis.config.qbft = { blockperiodseconds: 2, epochlength: 30000, requesttimeoutseconds: 4 };
   const genesisPath = join(dir, 'four.json');
   writeFileSync(genesisPath, JSON.stringify(genesis));
-  const ports = await Promise.all(keys.map(() => freePort()));
-  const enodes = keys.map((key, i) => `enode://${Buffer.from(nodeIdOf(key)).toString('hex')}@127.0.0.1:${ports[i]}`);
   const keyPaths = keys.map((key, i) => {
     const path = join(dir, `key${i}`);
     writeFileSync(path, formatNodeKey(key));
     return path;
   });
-  const nodes = await Promise.all(keys.map((_, i) => startValidator({ genesisPath, enodes, ports, keyPaths, nodes: [] }, i)));
-  return { nodes, genesisPath, enodes, ports, keyPaths };
+  const network: ValidatorNetwork = { nodes: [], genesisPath, keyPaths, ids: keys.map((key) => Buffer.from(nodeIdOf(key)).toString('hex')), p2pPorts: [] };
+  // The next validator starts as soon as the previous one listens for peers.
+  const ready: Promise<NodeProcess>[] = [];
+  for (let i = 0; i < keys.length; i++) {
+    const validator = launchValidator(network, i);
+    ready.push(validator.ready);
+    network.p2pPorts.push(await validator.p2pPort);
+  }
+  network.nodes = await Promise.all(ready);
+  return network;
 }
 
-function startValidator(network: ValidatorNetwork, i: number, dataPath?: string): Promise<NodeProcess> {
-  const bootnodes = network.enodes.filter((_, j) => j !== i).join(',');
+/** Validator `i`, given every other validator that listens as a bootnode; on `dataPath` when given. */
+function launchValidator(network: ValidatorNetwork, i: number, dataPath?: string): LaunchedNode {
+  const bootnodes = network.p2pPorts.flatMap((_, j) => (j === i ? [] : [enodeOf(network, j)]));
   const debug = process.env.P2P_DEBUG ? ['--logging=DEBUG'] : [];
-  return genesisNode(network.genesisPath, [`--node-private-key-file=${network.keyPaths[i]}`, `--bootnodes=${bootnodes}`, ...debug], network.ports[i], dataPath);
+  const args = [`--node-private-key-file=${network.keyPaths[i]}`, ...(bootnodes.length > 0 ? [`--bootnodes=${bootnodes.join(',')}`] : []), ...debug];
+  return launchP2pNode(args, network.genesisPath, dataPath);
 }
 
 const heightsOf = (nodes: NodeProcess[]) => Promise.all(nodes.map(async (n) => Number(await n.rpc<string>('eth_blockNumber'))));
@@ -338,9 +312,11 @@ test.serial('a validator that was down and a node that joins late catch up by fu
     await waitFor('three more blocks without validator 3', () => heightsOf(nodes.slice(0, 3)), (heights) => heights.every((h) => h >= missedFrom! + 3), 40_000);
 
     // Back on its old database, validator 3 fetches the blocks it missed, then commits again.
-    nodes[3] = await startValidator(network, 3, downPath);
+    const restarted = launchValidator(network, 3, downPath);
+    network.p2pPorts[3] = await restarted.p2pPort;
+    nodes[3] = await restarted.ready;
     // A node that is not a validator, knowing only validator 0, gets the whole chain.
-    joiner = await genesisNode(network.genesisPath, [`--bootnodes=${network.enodes[0]}`]);
+    joiner = await genesisNode(network.genesisPath, [`--bootnodes=${enodeOf(network, 0)}`]);
     const [now] = await heightsOf([nodes[0]!]);
     await waitFor(`height ${now! + 2} on all five nodes`, () => heightsOf(all()), (heights) => heights.every((h) => h >= now! + 2), 40_000);
   });

@@ -9,7 +9,7 @@ import test from 'ava';
 import { JsonRpcProvider, Wallet, parseEther, parseUnits } from 'ethers';
 import { hexToBytes } from '@ethereumjs/util';
 import { DEV_ACCOUNTS } from '../helpers/dev-accounts.js';
-import { removeDataPath, startDevNode, tempDataPath } from '../helpers/node-process.js';
+import { removeDataPath, startNode, tempDataPath } from '../helpers/node-process.js';
 import type { NodeProcess } from '../helpers/node-process.js';
 import { decodeRawTransaction } from '../../src/tasks/transaction-decode.js';
 import { txRulesFor } from '../../src/txpool/tx-rules.js';
@@ -25,7 +25,7 @@ test.after.always(async () => {
 
 async function devNode(args: string[]): Promise<NodeProcess> {
   const dataPath = tempDataPath();
-  const node = await startDevNode({ dataPath, args: ['--rpc-http-api=ETH,NET,WEB3,TXPOOL', ...args] });
+  const node = await startNode({ dataPath, args: ['--rpc-http-api=ETH,NET,WEB3,TXPOOL', ...args] });
   started.push({ node, dataPath });
   return node;
 }

@@ -5,7 +5,7 @@
 import test from 'ava';
 import { Wallet, parseEther } from 'ethers';
 import { DEV_ACCOUNTS } from '../helpers/dev-accounts.js';
-import { removeDataPath, startDevNode, type NodeProcess } from '../helpers/node-process.js';
+import { removeDataPath, startNode, type NodeProcess } from '../helpers/node-process.js';
 
 let node: NodeProcess;
 const recipient = '0x1111111111111111111111111111111111111111';
@@ -13,7 +13,7 @@ type PendingTx = { hash: string; from: string; to: string | null; nonce: string;
 const sent: { transfer: string; creation: string; bigGas: string; eip1559: string } = { transfer: '', creation: '', bigGas: '', eip1559: '' };
 
 test.before(async () => {
-  node = await startDevNode({ args: ['--rpc-http-api=ETH,NET,WEB3,MINER,TXPOOL'] });
+  node = await startNode({ args: ['--rpc-http-api=ETH,NET,WEB3,MINER,TXPOOL'] });
   await node.rpc('miner_stop');
   const a = new Wallet(DEV_ACCOUNTS[0].privateKey);
   const b = new Wallet(DEV_ACCOUNTS[1].privateKey);

@@ -1,7 +1,12 @@
+/**
+ * The one way tests and benchmarks start Basalt processes: `startNode` for a node that serves,
+ * `runCli` for a command that runs to completion. A node listens on port 0 (JSON-RPC HTTP, and
+ * devp2p when asked for) and the helper reads the bound ports from the node's own log lines, so no
+ * two tests race for a port and none takes the default ports.
+ */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -9,32 +14,10 @@ import { join } from 'node:path';
 export const REPO_ROOT = new URL('../../..', import.meta.url).pathname;
 const BIN = join(REPO_ROOT, 'bin/run.js');
 
-export interface NodeProcess {
-  url: string;
-  port: number;
-  dataPath: string;
-  process: ChildProcess;
-  /** Everything the node printed so far (stdout and stderr). */
-  output(): string;
-  /** SIGTERM and wait; resolves with the exit code. */
-  stop(): Promise<number | null>;
-  /** SIGKILL and wait. */
-  kill(): Promise<void>;
-  rpc<T = unknown>(method: string, params?: unknown[]): Promise<T>;
-}
-
-/** A free loopback TCP port. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
+/**
+ * Besu's fixtures: `shared/` sits beside the repository (here and in CI); BESU_FIXTURES overrides.
+ */
+export const BESU_FIXTURES = process.env.BESU_FIXTURES ?? join(REPO_ROOT, '../shared/fixtures/besu');
 
 export function tempDataPath(): string {
   return mkdtempSync(join(tmpdir(), 'basalt-test-'));
@@ -44,40 +27,259 @@ export function removeDataPath(path: string): void {
   rmSync(path, { recursive: true, force: true });
 }
 
-export interface StartOptions {
-  dataPath?: string;
-  args?: string[];
+/** The log lines the node prints once a service listens, with the port it actually bound. */
+const HTTP_LISTENING = /JSON-RPC HTTP service started and listening on (\S+):(\d+)/;
+const P2P_LISTENING = /P2P network started and listening on (\S+):(\d+)/;
+
+export interface LogLine {
+  text: string;
+  match: RegExpExecArray;
+  /** Offset in `output()` just past this line: pass it as `since` to wait for a later line. */
+  end: number;
+}
+
+export interface WaitForLogOptions {
+  /** Only lines starting at or after this offset of `output()` count (default: the whole output). */
+  since?: number;
+  timeoutMs?: number;
+}
+
+/** A running Basalt process, its output, and when it ends. */
+interface Spawned {
+  process: ChildProcess;
+  /** Everything the process printed so far (stdout and stderr). */
+  output(): string;
+  stdout(): string;
+  stderr(): string;
+  /** The first complete line matching `pattern`; rejects when the process ends or the time is up first. */
+  waitForLog(pattern: RegExp, opts?: WaitForLogOptions): Promise<LogLine>;
+  /** Resolves with the exit code (null after a signal). */
+  exited: Promise<number | null>;
+}
+
+interface LogWaiter {
+  pattern: RegExp;
+  /** Where the next unscanned line starts. */
+  scanFrom: number;
+  resolve(line: LogLine): void;
+  reject(err: Error): void;
+}
+
+interface SpawnOptions {
+  /** Environment variables on top of this process's, whose BASALT_ variables are left out. */
   env?: Record<string, string>;
-  /** How long to wait for the JSON-RPC port to answer. */
+  /** Node.js flags before the script, e.g. `--cpu-prof` (refused in NODE_OPTIONS). */
+  nodeFlags?: string[];
+}
+
+function spawnBasalt(argv: string[], opts: SpawnOptions = {}): Spawned {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) if (!name.startsWith('BASALT_')) env[name] = value;
+  const child = spawn(process.execPath, [...(opts.nodeFlags ?? []), BIN, ...argv], { env: { ...env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  let stdout = '';
+  let stderr = '';
+  let ended = false;
+  const waiters = new Set<LogWaiter>();
+
+  /** Tests the complete lines after `waiter.scanFrom` (with `flush`, the unterminated last one too). */
+  const scan = (waiter: LogWaiter, flush: boolean): boolean => {
+    const limit = flush ? output.length : output.lastIndexOf('\n') + 1;
+    while (waiter.scanFrom < limit) {
+      const newline = output.indexOf('\n', waiter.scanFrom);
+      const end = newline === -1 || newline >= limit ? limit : newline + 1;
+      const text = output.slice(waiter.scanFrom, newline === -1 || newline >= limit ? limit : newline);
+      waiter.scanFrom = end;
+      const match = waiter.pattern.exec(text);
+      if (match) {
+        waiter.resolve({ text, match, end });
+        return true;
+      }
+    }
+    return false;
+  };
+  const onData = (d: Buffer, stream: 'stdout' | 'stderr'): void => {
+    const text = d.toString();
+    output += text;
+    if (stream === 'stdout') stdout += text;
+    else stderr += text;
+    for (const waiter of waiters) if (scan(waiter, false)) waiters.delete(waiter);
+  };
+  child.stdout!.on('data', (d: Buffer) => onData(d, 'stdout'));
+  child.stderr!.on('data', (d: Buffer) => onData(d, 'stderr'));
+  // 'close' comes after the last output; 'exit' may come before it.
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('close', (code) => {
+      ended = true;
+      for (const waiter of waiters) {
+        if (!scan(waiter, true)) waiter.reject(new Error(`the node exited with ${code ?? child.signalCode} before logging ${waiter.pattern}:\n${tail(output)}`));
+      }
+      waiters.clear();
+      resolve(code);
+    }),
+  );
+
+  const waitForLog = (pattern: RegExp, { since = 0, timeoutMs = 30_000 }: WaitForLogOptions = {}): Promise<LogLine> =>
+    new Promise<LogLine>((resolve, reject) => {
+      // The timer may fire as this process comes back from a long synchronous stretch (loading KZG
+      // blocks for seconds): output that came meanwhile is read before the check phase (setImmediate).
+      const timer = setTimeout(
+        () =>
+          setImmediate(() => {
+            if (!waiters.delete(waiter)) return;
+            reject(new Error(`no log line matching ${pattern} within ${timeoutMs} ms:\n${tail(output)}`));
+          }),
+        timeoutMs,
+      );
+      const waiter: LogWaiter = {
+        pattern,
+        scanFrom: since,
+        resolve: (line) => {
+          clearTimeout(timer);
+          resolve(line);
+        },
+        reject: (err) => {
+          clearTimeout(timer);
+          reject(err);
+        },
+      };
+      if (scan(waiter, ended)) return;
+      if (ended) return waiter.reject(new Error(`the node had exited without logging ${pattern}:\n${tail(output)}`));
+      waiters.add(waiter);
+    });
+
+  return { process: child, output: () => output, stdout: () => stdout, stderr: () => stderr, waitForLog, exited };
+}
+
+function tail(output: string, lines = 40): string {
+  return output.split('\n').slice(-lines).join('\n');
+}
+
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  /** stdout and stderr as they came. */
+  output: string;
+}
+
+/** Runs `basalt ...args` to completion; SIGKILL and a rejection past the timeout. */
+export async function runCli(args: string[], { timeoutMs = 120_000, ...opts }: SpawnOptions & { timeoutMs?: number } = {}): Promise<CliRun> {
+  const run = spawnBasalt(args, opts);
+  const timer = setTimeout(() => run.process.kill('SIGKILL'), timeoutMs);
+  const code = await run.exited;
+  clearTimeout(timer);
+  if (code === null && run.process.signalCode === 'SIGKILL') {
+    throw new Error(`basalt ${args.join(' ')} did not finish within ${timeoutMs} ms:\n${tail(run.output())}`);
+  }
+  return { code, stdout: run.stdout(), stderr: run.stderr(), output: run.output() };
+}
+
+export interface StartOptions extends SpawnOptions {
+  /** A genesis file (`--genesis-file`); without it the node runs `--network=dev`. */
+  genesis?: string;
+  /** Default: a new temporary directory (the caller removes it, see `NodeProcess.dataPath`). */
+  dataPath?: string;
+  /** More CLI options; `--rpc-http-port`, `--p2p-port` or `--p2p-interface` given here replace the helper's. */
+  args?: string[];
+  /** devp2p on, on 127.0.0.1 and port 0. Off by default: a test node never takes the default port 30303. */
+  p2p?: boolean;
+  /** How long the node has to start serving (default 30 s). */
   readyTimeoutMs?: number;
 }
 
-/**
- * Starts `node bin/run.js --network=dev` on free ports and waits until JSON-RPC answers. devp2p is
- * off unless the test passes `--p2p-enabled`; when it is on, it listens on a free loopback port unless
- * the test passes `--p2p-port` (two nodes on the default 30303 would collide).
- */
-export async function startDevNode(opts: StartOptions = {}): Promise<NodeProcess> {
-  const port = await freePort();
-  const dataPath = opts.dataPath ?? tempDataPath();
-  const given = (name: string) => (opts.args ?? []).some((arg) => arg === name || arg.startsWith(`${name}=`));
-  const p2pArgs = !given('--p2p-enabled')
-    ? ['--p2p-enabled=false']
-    : [...(given('--p2p-port') ? [] : [`--p2p-port=${await freePort()}`]), ...(given('--p2p-interface') ? [] : ['--p2p-interface=127.0.0.1'])];
-  const args = [
-    BIN,
-    '--network=dev',
+export interface NodeProcess {
+  url: string;
+  /** The JSON-RPC HTTP port the node bound. */
+  port: number;
+  /** The devp2p port the node bound; undefined with devp2p off. */
+  p2pPort: number | undefined;
+  dataPath: string;
+  process: ChildProcess;
+  /** Everything the node printed so far (stdout and stderr). */
+  output(): string;
+  /** Waits for a log line matching `pattern` (by default anywhere in the output so far or to come). */
+  waitForLog(pattern: RegExp, opts?: WaitForLogOptions): Promise<LogLine>;
+  /** SIGTERM and wait (SIGKILL after `killAfterMs`); resolves with the exit code. */
+  stop(killAfterMs?: number): Promise<number | null>;
+  /** SIGKILL and wait. */
+  kill(): Promise<void>;
+  /** The result of a JSON-RPC call; a JSON-RPC error rejects as an Error carrying `code` (and `data`). */
+  rpc<T = unknown>(method: string, params?: unknown[]): Promise<T>;
+  /** The JSON-RPC error a call answers; rejects when the call succeeds. */
+  rpcError(method: string, params?: unknown[]): Promise<RpcErrorObject>;
+}
+
+export interface RpcErrorObject {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+/** The CLI arguments of a test node: its chain, data path, JSON-RPC HTTP on port 0, devp2p as asked. */
+function nodeArgs(opts: Pick<StartOptions, 'genesis' | 'args' | 'p2p'> & { dataPath: string }): string[] {
+  const args = opts.args ?? [];
+  const given = (name: string) => args.some((arg) => arg === name || arg.startsWith(`${name}=`));
+  const unlessGiven = (name: string, value: string) => (given(name) ? [] : [`${name}=${value}`]);
+  return [
+    opts.genesis === undefined ? '--network=dev' : `--genesis-file=${opts.genesis}`,
+    `--data-path=${opts.dataPath}`,
     '--rpc-http-enabled',
-    `--rpc-http-port=${port}`,
-    `--data-path=${dataPath}`,
-    ...p2pArgs,
-    ...(opts.args ?? []),
+    ...unlessGiven('--rpc-http-port', '0'),
+    ...(opts.p2p ? ['--p2p-enabled=true', ...unlessGiven('--p2p-interface', '127.0.0.1'), ...unlessGiven('--p2p-port', '0')] : ['--p2p-enabled=false']),
+    ...args,
   ];
-  const child = spawn(process.execPath, args, { env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+}
+
+/** Starts a node and resolves once it serves JSON-RPC, with the ports it bound. */
+export function startNode(opts: StartOptions = {}): Promise<NodeProcess> {
+  return launchNode(opts).ready;
+}
+
+export interface LaunchedNode {
+  /** The devp2p port, as soon as the node listens there (before it serves JSON-RPC); rejects with devp2p off. */
+  p2pPort: Promise<number>;
+  /** The node, once it serves JSON-RPC. */
+  ready: Promise<NodeProcess>;
+}
+
+/** Starts a node like `startNode`, telling its devp2p port earlier: what nodes started next dial. */
+export function launchNode(opts: StartOptions = {}): LaunchedNode {
+  const dataPath = opts.dataPath ?? tempDataPath();
+  const run = spawnBasalt(nodeArgs({ ...opts, dataPath }), opts);
+  const deadline = Date.now() + (opts.readyTimeoutMs ?? 30_000);
+  const portFrom = async (line: RegExp) => Number((await run.waitForLog(line, { timeoutMs: Math.max(0, deadline - Date.now()) })).match[2]);
+  // devp2p starts before the HTTP workers, so its line comes first.
+  const p2pPort = opts.p2p ? portFrom(P2P_LISTENING) : Promise.reject(new Error('devp2p is off'));
+  p2pPort.catch(() => undefined);
+  const ready = (async () => {
+    try {
+      return served(run, dataPath, opts.p2p ? await p2pPort : undefined, await portFrom(HTTP_LISTENING));
+    } catch (err) {
+      if (run.process.exitCode === null && run.process.signalCode === null) run.process.kill('SIGKILL');
+      await run.exited;
+      if (opts.dataPath === undefined) removeDataPath(dataPath);
+      throw err;
+    }
+  })();
+  return { p2pPort, ready };
+}
+
+function served(run: Spawned, dataPath: string, p2pPort: number | undefined, port: number): NodeProcess {
+  const child = run.process;
+  const running = () => child.exitCode === null && child.signalCode === null;
+  const kill = async (): Promise<void> => {
+    if (running()) child.kill('SIGKILL');
+    await run.exited;
+  };
+  const stop = async (killAfterMs = 30_000): Promise<number | null> => {
+    if (!running()) return run.exited;
+    child.kill('SIGTERM');
+    const killer = setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+    const code = await run.exited;
+    clearTimeout(killer);
+    return code;
+  };
   const url = `http://127.0.0.1:${port}`;
 
   const rpc = async <T>(method: string, params: unknown[] = []): Promise<T> => {
@@ -86,48 +288,31 @@ export async function startDevNode(opts: StartOptions = {}): Promise<NodeProcess
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
     });
-    const body = (await res.json()) as { result?: T; error?: { code: number; message: string } };
-    if (body.error) throw Object.assign(new Error(body.error.message), { code: body.error.code });
+    const body = (await res.json()) as { result?: T; error?: RpcErrorObject };
+    if (body.error) throw Object.assign(new Error(body.error.message), body.error);
     return body.result as T;
   };
-
-  const node: NodeProcess = {
-    url,
-    port,
-    dataPath,
-    process: child,
-    output: () => output,
-    async stop() {
-      if (child.exitCode !== null) return child.exitCode;
-      child.kill('SIGTERM');
-      return exited;
-    },
-    async kill() {
-      if (child.exitCode === null) {
-        child.kill('SIGKILL');
-        await exited;
-      }
-    },
-    rpc,
+  const rpcError = async (method: string, params: unknown[] = []): Promise<RpcErrorObject> => {
+    try {
+      await rpc(method, params);
+    } catch (err) {
+      const { code, message, data } = err as Error & RpcErrorObject;
+      if (typeof code === 'number') return data === undefined ? { code, message } : { code, message, data };
+      throw err;
+    }
+    throw new Error(`${method} did not fail`);
   };
 
-  const deadline = Date.now() + (opts.readyTimeoutMs ?? 30_000);
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`node exited with ${child.exitCode} before serving:\n${output}`);
-    try {
-      await rpc('eth_blockNumber');
-      return node;
-    } catch {
-      if (Date.now() > deadline) {
-        await node.kill();
-        throw new Error(`node did not serve JSON-RPC within the timeout:\n${output}`);
-      }
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
+  return { url, port, p2pPort, dataPath, process: child, output: run.output, waitForLog: run.waitForLog, stop, kill, rpc, rpcError };
 }
 
-/**
- * Besu's fixtures: `shared/` sits beside the repository (here and in CI); BESU_FIXTURES overrides.
- */
-export const BESU_FIXTURES = process.env.BESU_FIXTURES ?? join(REPO_ROOT, '../shared/fixtures/besu');
+/** Polls `probe` until `done` holds for its value; rejects with the last value past the timeout. */
+export async function waitFor<T>(what: string, probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000, intervalMs = 200): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))}`);
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}

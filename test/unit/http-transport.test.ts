@@ -331,26 +331,17 @@ test('every answer after the CORS step carries the allowed Origin, on the JSON-R
   t.deepEqual(Object.values(answers).map((reply) => reply.status), [200, 413, 413, 406, 406, 413, 404, 405, 201]);
 });
 
-/** A port that was free a moment ago (a port first bound as ephemeral cannot be shared). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
-test('two servers can share one port (SO_REUSEPORT) and both receive connections', async (t) => {
-  const port = await freePort();
+test('a server on port 0 shares the port it got (SO_REUSEPORT): both receive connections, an exclusive bind fails', async (t) => {
   const answeredBy = (name: string): RpcCaller => async () => ({ result: name });
-  const first = await server({ port, call: answeredBy('first') });
+  const first = await server({ port: 0, call: answeredBy('first') });
+  const port = first.port;
+  t.not(port, 0);
   try {
     const second = await server({ port, call: answeredBy('second') });
     try {
       t.is(second.port, port);
+      const exclusive = net.createServer();
+      await t.throwsAsync(new Promise<void>((resolve, reject) => exclusive.once('error', reject).listen({ host: '127.0.0.1', port, exclusive: true }, resolve)), { code: 'EADDRINUSE' });
       const replies = await Promise.all(Array.from({ length: 40 }, () => send(port, { body: rpcBody('any') })));
       const names = new Set(replies.map((reply) => (JSON.parse(reply.body) as { result: string }).result));
       t.deepEqual([...names].sort(), ['first', 'second']);

@@ -302,25 +302,45 @@ async function waitFor(what: string, check: () => boolean, timeoutMs = 10_000): 
   }
 }
 
-async function service(genesis: Genesis, genesisHash: Uint8Array, key = randomPrivateKey(), received: unknown[] = []) {
+/** RLPx connections past the TCP connect, kept or not: the listener's and the dialler's (the library's own count). */
+const openConnections = (s: P2pService): number => (['listener', 'dialler'] as const).reduce((n, side) => n + (s[side]?.getPeers().length ?? 0), 0);
+
+/** What a service reported: its log lines and each change of its peer count. */
+interface Reports {
+  logs: string[];
+  peerCounts: number[];
+}
+
+async function service(genesis: Genesis, genesisHash: Uint8Array, key = randomPrivateKey(), received: unknown[] = [], reports: Reports = { logs: [], peerCounts: [] }) {
   const head: ChainHeadFacts = { number: 0n, hash: genesisHash, timestamp: 0n, totalDifficulty: 1n };
   const s = new P2pService(
     { privateKey: key, clientId: 'basalt/test', advertisedHost: '127.0.0.1', listenHost: '127.0.0.1', listenPort: 0, maxPeers: 25,
       networkId: genesis.networkId, genesis, genesisHash, head, backoff: { initialMs: 50, maxMs: 200 } },
-    { onIstanbulMessage: (code, data, origin) => received.push({ code, data: hex(data), origin }) },
+    {
+      onIstanbulMessage: (code, data, origin) => received.push({ code, data: hex(data), origin }),
+      onPeerCount: (count) => reports.peerCounts.push(count),
+      log: (message) => reports.logs.push(message),
+    },
   );
   await s.start();
   return s;
 }
 
+const logsAbout = (reports: Reports, what: string, service: P2pService, since = 0) =>
+  reports.logs.slice(since).filter((line) => line.startsWith(what) && line.includes(service.idHex.slice(0, 16)));
+
 test('two services connect, exchange Status and istanbul messages, and part on removal', async (t) => {
   const genesis = parseGenesis(FORKED_GENESIS);
   const built = await buildGenesis(genesis);
   const receivedByB: unknown[] = [];
-  const a = await service(genesis, built.hash);
+  const aReports: Reports = { logs: [], peerCounts: [] };
+  const a = await service(genesis, built.hash, randomPrivateKey(), [], aReports);
   const bKey = randomPrivateKey();
   const b = await service(genesis, built.hash, bKey, receivedByB);
-  t.teardown(() => Promise.all([a.stop(), b.stop()]));
+  // A node that A dials and drops again and again: its dials show that A's dialling goes on.
+  const otherGenesis = parseGenesis({ ...FORKED_GENESIS, extraData: '0x01' });
+  const stranger = await service(otherGenesis, (await buildGenesis(otherGenesis)).hash);
+  t.teardown(() => Promise.all([a.stop(), b.stop(), stranger.stop()]));
 
   t.true(a.addPeer(parseEnode(b.enode)));
   t.false(a.addPeer(parseEnode(b.enode)));
@@ -347,8 +367,13 @@ test('two services connect, exchange Status and istanbul messages, and part on r
   t.true(a.removePeer(parseEnode(b.enode)));
   t.false(a.removePeer(parseEnode(b.enode)));
   await waitFor('both sides disconnected', () => a.peerCount === 0 && b.peerCount === 0);
-  await new Promise((r) => setTimeout(r, 300));
-  t.is(a.peerCount, 0, 'a removed peer is not redialled');
+  // Still static, B would be due 50 ms after the drop: a dial of the stranger due later goes in the
+  // same maintenance pass at the earliest, and A logs each dial as it starts it.
+  const removedAt = aReports.logs.length;
+  a.addPeer(parseEnode(stranger.enode));
+  await waitFor('A dialling the stranger twice', () => logsAbout(aReports, 'Dialling', stranger, removedAt).length >= 2);
+  t.deepEqual(logsAbout(aReports, 'Dialling', b, removedAt), [], 'a removed peer is not redialled');
+  t.is(a.peerCount, 0);
 });
 
 test('a node with another genesis is dropped after Status; a static peer is redialled after it restarts', async (t) => {
@@ -356,11 +381,16 @@ test('a node with another genesis is dropped after Status; a static peer is redi
   const built = await buildGenesis(genesis);
   const otherGenesis = parseGenesis({ ...FORKED_GENESIS, extraData: '0x01' });
   const other = await buildGenesis(otherGenesis);
-  const a = await service(genesis, built.hash);
-  const stranger = await service(otherGenesis, other.hash);
+  const aReports: Reports = { logs: [], peerCounts: [] };
+  const strangerReports: Reports = { logs: [], peerCounts: [] };
+  const a = await service(genesis, built.hash, randomPrivateKey(), [], aReports);
+  const stranger = await service(otherGenesis, other.hash, randomPrivateKey(), [], strangerReports);
   t.teardown(() => Promise.all([a.stop(), stranger.stop()]));
   a.addPeer(parseEnode(stranger.enode));
-  await new Promise((r) => setTimeout(r, 500));
+  // Refused on the first dial and again on the redial after the backoff; never counted as a peer.
+  await waitFor('the stranger refused twice', () => logsAbout(aReports, 'Peer', stranger).filter((line) => /Genesis block mismatch/.test(line)).length >= 2);
+  t.deepEqual(aReports.peerCounts, []);
+  t.deepEqual(strangerReports.peerCounts, []);
   t.is(a.peerCount, 0);
   t.is(stranger.peerCount, 0);
 
@@ -382,14 +412,19 @@ test('a node with another genesis is dropped after Status; a static peer is redi
 test('two services dialling each other at once keep exactly one connection', async (t) => {
   const genesis = parseGenesis(FORKED_GENESIS);
   const built = await buildGenesis(genesis);
-  const a = await service(genesis, built.hash);
-  const b = await service(genesis, built.hash);
+  const aReports: Reports = { logs: [], peerCounts: [] };
+  const bReports: Reports = { logs: [], peerCounts: [] };
+  const a = await service(genesis, built.hash, randomPrivateKey(), [], aReports);
+  const b = await service(genesis, built.hash, randomPrivateKey(), [], bReports);
   t.teardown(() => Promise.all([a.stop(), b.stop()]));
   a.addPeer(parseEnode(b.enode));
   b.addPeer(parseEnode(a.enode));
   await waitFor('both sides connected', () => a.peerCount === 1 && b.peerCount === 1);
-  // Both ends keep the connection the node with the smaller id initiated, and it stays.
-  await new Promise((r) => setTimeout(r, 1000));
+  // Both ends keep the connection the node with the smaller id initiated, and it stays: the other
+  // one closes (the library ends a refused connection up to 2 s later) without taking it along.
+  await waitFor('the other connection closed on both sides', () => openConnections(a) === 1 && openConnections(b) === 1, 10_000);
+  t.deepEqual(aReports.peerCounts, [1]);
+  t.deepEqual(bReports.peerCounts, [1]);
   const [peerOfA] = a.peerList() as { network: { inbound: boolean } }[];
   const [peerOfB] = b.peerList() as { network: { inbound: boolean } }[];
   t.is(a.peerCount, 1);

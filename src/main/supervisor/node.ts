@@ -206,13 +206,15 @@ export async function runNode(options: NodeOptions): Promise<number> {
     };
     await spawn('consensus', 'consensus', consensusData).start();
 
+    // With --rpc-http-port=0 the first worker picks the port and the others share it.
+    let httpPort = options.rpcHttpPort;
     for (let i = 0; i < httpWorkers; i++) {
       const httpData: HttpActorData = {
         ...base,
         actor: 'transport',
         server: {
           host: options.rpcHttpHost,
-          port: options.rpcHttpPort,
+          port: httpPort,
           hostAllowlist: options.hostAllowlist,
           corsOrigins: options.rpcHttpCorsOrigins,
           maxRequestContentLength: options.rpcHttpMaxRequestContentLength,
@@ -232,10 +234,10 @@ export async function runNode(options: NodeOptions): Promise<number> {
           ...(transportP2p[i] ? { p2p: transportP2p[i]!.port1 } : {}),
         },
       };
-      await spawn('transport', `http-${i}`, httpData).start();
+      ({ port: httpPort } = await spawn('transport', `http-${i}`, httpData).start());
     }
     if (httpWorkers > 0) {
-      log.info(`JSON-RPC HTTP service started and listening on ${options.rpcHttpHost}:${options.rpcHttpPort} (${httpWorkers} worker${httpWorkers > 1 ? 's' : ''})`);
+      log.info(`JSON-RPC HTTP service started and listening on ${options.rpcHttpHost}:${httpPort} (${httpWorkers} worker${httpWorkers > 1 ? 's' : ''})`);
     }
     log.info('Basalt is running');
   } catch (err) {
