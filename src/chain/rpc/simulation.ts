@@ -15,6 +15,9 @@ import { txCommonFor } from '../../shared/ethereum/tx-common.js';
 import type { Chain } from '../chain.js';
 import { reanchorAfterPreByzantium } from '../struct-log-tracer.js';
 
+/** EIP-7825's cap on a transaction's gas limit (2^24), from Osaka on. */
+export const TX_GAS_LIMIT_CAP = 16_777_216n;
+
 /** Besu's `--estimate-gas-tolerance-ratio`: the binary search stops within this fraction. */
 const ESTIMATE_TOLERANCE = 0.015;
 /** Gas a value-carrying CALL hands its callee for free (EIP-150's stipend). */
@@ -66,7 +69,9 @@ export class CallSimulator {
       const checkBalance = call.strict ?? true;
       const common = vm.common;
       common.setHardforkBy({ blockNumber: block.header.number, timestamp: block.header.timestamp });
-      const tx = simulatedTransaction(call, call.gas ?? gasLimit, common);
+      const gas = call.gas ?? gasLimit;
+      if (common.isActivatedEIP(7825) && gas > TX_GAS_LIMIT_CAP) throw new RpcError(RpcErrors.TX_GAS_LIMIT_CAP_EXCEEDED);
+      const tx = simulatedTransaction(call, gas, common);
       const from = new Address(call.from ?? new Uint8Array(20));
       tx.getSenderAddress = () => from;
       // Without a price, Besu simulates at a zero base fee so that an unfunded caller can still call.
