@@ -565,7 +565,8 @@ async function openState(stateDb: StateDb): Promise<MerkleStateManager> {
   return new MerkleStateManager({ trie, caches: new Caches() });
 }
 
-async function receiptsRoot(encoded: Uint8Array[]): Promise<Uint8Array> {
+/** The receipts trie root of consensus-encoded receipts. */
+export async function receiptsRoot(encoded: Uint8Array[]): Promise<Uint8Array> {
   const trie = await createMPT();
   for (let i = 0; i < encoded.length; i++) await trie.put(RLP.encode(i), encoded[i]!);
   return trie.root();

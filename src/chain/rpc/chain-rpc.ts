@@ -18,7 +18,7 @@ import { blockHandlers } from './block-handlers.js';
 import { feeHandlers } from './fee-handlers.js';
 import { logHandlers } from './log-handlers.js';
 import { debugHandlers } from './debug-handlers.js';
-import { TX_GAS_LIMIT_CAP } from './simulation.js';
+import { CallSimulator, TX_GAS_LIMIT_CAP } from './simulation.js';
 
 export interface ChainRpcOptions {
   /** Gas given to simulations that name none, and the most they may use; 0 = the block gas limit. */
@@ -40,10 +40,15 @@ export type DomainHandlers<Domain> = Pick<MethodHandlers<'chain'>, Extract<keyof
 
 /** What the handlers of every domain read. */
 export class ChainRpcContext {
+  /** The one simulation path of eth_call, eth_estimateGas, eth_createAccessList, eth_simulateV1 and debug_traceCall. */
+  readonly simulator: CallSimulator;
+
   constructor(
     readonly chain: Chain,
     readonly options: ChainRpcOptions,
-  ) {}
+  ) {
+    this.simulator = new CallSimulator(chain, (block) => this.gasCap(block));
+  }
 
   get store(): ChainStore {
     return this.chain.store;
