@@ -13,12 +13,18 @@ export interface BenchNodeOptions {
   args?: string[];
   /** When set, the node runs with `--cpu-prof` and writes one profile per thread into this directory. */
   cpuProfileDir?: string;
+  /** devp2p on a free loopback port (off otherwise). */
+  p2p?: boolean;
 }
 
 export interface BenchNode {
   port: number;
   url: string;
   pid: number;
+  /** The devp2p port, when started with `p2p`. */
+  p2pPort?: number;
+  /** False once the process has exited. */
+  running(): boolean;
   /** The last 64 kB the node printed. */
   output(): string;
   /** SIGTERM (so CPU profiles get written), SIGKILL after 15 s; removes the data path. Idempotent. */
@@ -31,6 +37,8 @@ export async function startBenchNode(opts: BenchNodeOptions = {}): Promise<Bench
   const port = await freePort();
   const dataPath = tempDataPath();
   const nodeFlags = opts.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfileDir}`] : [];
+  const p2pPort = opts.p2p ? await freePort() : undefined;
+  const p2pFlags = p2pPort === undefined ? ['--p2p-enabled=false'] : ['--p2p-enabled=true', `--p2p-port=${p2pPort}`, '--p2p-interface=127.0.0.1'];
   const child = spawn(
     process.execPath,
     [
@@ -40,7 +48,7 @@ export async function startBenchNode(opts: BenchNodeOptions = {}): Promise<Bench
       '--rpc-http-enabled',
       `--rpc-http-port=${port}`,
       `--data-path=${dataPath}`,
-      '--p2p-enabled=false',
+      ...p2pFlags,
       ...(opts.args ?? []),
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
@@ -94,5 +102,5 @@ export async function startBenchNode(opts: BenchNodeOptions = {}): Promise<Bench
   } finally {
     rpc.close();
   }
-  return { port, url, pid: child.pid!, output: () => output, stop };
+  return { port, url, pid: child.pid!, ...(p2pPort === undefined ? {} : { p2pPort }), running, output: () => output, stop };
 }

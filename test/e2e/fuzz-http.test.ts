@@ -4,7 +4,8 @@
  * bad entries, random JSON, deep nesting, giant strings, long numbers, unicode — over keep-alive
  * connections. Every answer must be HTTP with a JSON-RPC body (or Besu's 413 text), within the
  * node's timeout, and the node must stay up: it keeps answering eth_blockNumber and producing blocks.
- * FUZZ_HTTP_RUNS sets the number of cases (bench/fuzz.ts runs a million); FUZZ_SEED replays a run.
+ * FUZZ_HTTP_RUNS sets the number of cases (bench/fuzz.ts runs a million), run within
+ * FUZZ_TIME_LIMIT_MS; FUZZ_SEED replays a run.
  */
 import test from 'ava';
 import fc from 'fast-check';
@@ -15,6 +16,8 @@ import type { NodeProcess } from '../helpers/node-process.js';
 
 const RUNS = Number(process.env.FUZZ_HTTP_RUNS ?? 4000);
 const SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);
+/** A bound on the run on a busy machine; the cases done are logged. */
+const TIME_LIMIT_MS = Number(process.env.FUZZ_TIME_LIMIT_MS ?? 40_000);
 /** How often the node is asked whether it still serves, between fuzz cases. */
 const PROBE_EVERY = 250;
 
@@ -47,7 +50,8 @@ test('every fuzzed body gets a JSON-RPC answer and the node keeps serving and pr
     }
   });
   const started = Date.now();
-  await fc.assert(property, { numRuns: RUNS, ...(SEED === undefined ? {} : { seed: SEED }) });
+  await fc.assert(property, { numRuns: RUNS, interruptAfterTimeLimit: TIME_LIMIT_MS, ...(SEED === undefined ? {} : { seed: SEED }) });
+  t.true(cases >= Math.min(RUNS, 500), `only ${cases} bodies were sent`);
   t.log(`${cases} bodies in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 
   t.is(node.process.exitCode, null, node.output().slice(-2000));

@@ -5,9 +5,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Socket } from 'node:net';
-import { ETH, RLPx } from '@ethereumjs/devp2p';
-import type { Peer } from '@ethereumjs/devp2p';
-import { bigIntToBytes } from '@ethereumjs/util';
+import { ETH, Peer, RLPx } from '@ethereumjs/devp2p';
+import { bigIntToBytes, equalsBytes } from '@ethereumjs/util';
 import * as snappy from 'snappyjs';
 import { devp2pCommon } from '../../../src/p2p/p2p-service.js';
 import { ISTANBUL_CAPABILITY } from '../../../src/p2p/istanbul-protocol.js';
@@ -40,9 +39,40 @@ export interface Ending {
   byUs: boolean;
 }
 
+export interface FakePeerOptions {
+  /** Complete the Status exchange (default true). */
+  status?: boolean;
+  timeoutMs?: number;
+  /** A node id to claim in Hello instead of the key used in the handshake. */
+  claimId?: Uint8Array;
+}
+
+/**
+ * Makes the library's peers dialling `target` name `claim` in their Hello while the handshake keeps
+ * the real key (the library uses one id for both); answers a function undoing it.
+ */
+function claimIdInHello(target: Uint8Array, claim: Uint8Array): () => void {
+  const prototype = Peer.prototype as unknown as { _sendHello(this: HelloSender): void };
+  const sendHello = prototype._sendHello;
+  prototype._sendHello = function (this: HelloSender) {
+    if (this._remoteId !== null && equalsBytes(this._remoteId, target)) this.id = claim;
+    sendHello.call(this);
+  };
+  return () => {
+    prototype._sendHello = sendHello;
+  };
+}
+
+interface HelloSender {
+  id: Uint8Array;
+  _remoteId: Uint8Array | null;
+}
+
 export class FakePeer {
   /** Settles when the connection is gone, however it ended. */
   readonly ended: Promise<Ending>;
+  /** eth messages the node sent (code relative to eth, decoded payload), in order. */
+  readonly received: { code: number; payload: unknown }[] = [];
   private done = false;
 
   private constructor(
@@ -51,13 +81,15 @@ export class FakePeer {
     ended: Promise<Ending>,
   ) {
     this.ended = ended.finally(() => this.close());
+    const eth = peer.getProtocols().find((p): p is ETH => p instanceof ETH);
+    eth?.events.on('message', (code: number, payload: unknown) => this.received.push({ code, payload }));
   }
 
   /**
    * Connects, completes Hello and (unless `status` is false) the Status exchange; rejects when the
    * node does not accept the peer within `timeoutMs`.
    */
-  static async connect(target: NodeTarget, chain: FakePeerChain, options: { status?: boolean; timeoutMs?: number } = {}): Promise<FakePeer> {
+  static async connect(target: NodeTarget, chain: FakePeerChain, options: FakePeerOptions = {}): Promise<FakePeer> {
     const common = devp2pCommon(chain.genesis, chain.genesisHash, chain.networkId);
     const rlpx = new RLPx(randomBytes(32), {
       clientId: new TextEncoder().encode('basalt-fuzz/fake-peer'),
@@ -106,6 +138,7 @@ export class FakePeer {
         });
       });
     });
+    const restoreHello = options.claimId === undefined ? undefined : claimIdInHello(target.id, options.claimId);
     rlpx.connect({ id: target.id, address: target.host, tcpPort: target.port }).catch(() => {});
     try {
       const peer = await ready;
@@ -113,6 +146,8 @@ export class FakePeer {
     } catch (err) {
       rlpx.destroy();
       throw err;
+    } finally {
+      restoreHello?.();
     }
   }
 

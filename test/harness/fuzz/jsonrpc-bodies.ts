@@ -64,9 +64,19 @@ function paramStrings(limits: BodyLimits): fc.Arbitrary<string> {
   );
 }
 
+/** Lengths spread over orders of magnitude up to the limit, so that the average body stays small. */
+function giantLength(limits: BodyLimits): fc.Arbitrary<number> {
+  const max = limits.maxGiantLength;
+  return fc.oneof(
+    { weight: 8, arbitrary: fc.integer({ min: 1000, max: Math.min(max, 10_000) }) },
+    { weight: 3, arbitrary: fc.integer({ min: 1000, max: Math.min(max, 100_000) }) },
+    { weight: 1, arbitrary: fc.integer({ min: 1000, max }) },
+  );
+}
+
 function giantString(limits: BodyLimits): fc.Arbitrary<string> {
   return fc
-    .tuple(fc.integer({ min: 1000, max: limits.maxGiantLength }), fc.constantFrom('0x', '', '0xf', '\u00e9', '\ud83d\ude00'), fc.constantFrom('f', '0', 'a', '\u00ff', '\ud83d\udca9', '\\'))
+    .tuple(giantLength(limits), fc.constantFrom('0x', '', '0xf', '\u00e9', '\ud83d\ude00'), fc.constantFrom('f', '0', 'a', '\u00ff', '\ud83d\udca9', '\\'))
     .map(([length, prefix, unit]) => prefix + unit.repeat(Math.floor(length / unit.length)));
 }
 
