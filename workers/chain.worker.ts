@@ -30,7 +30,7 @@ exposeControl('chain', {
     const consensus = openChannel(CONSENSUS_CHAIN, 'chain', data.ports.consensus);
     const p2p = data.ports.p2p === undefined ? undefined : openChannel(P2P_CHAIN, 'chain', data.ports.p2p);
     const actor = new ChainActor(opened, {
-      rpc: { rpcGasCap: data.rpcGasCap, minGasPrice: data.minGasPrice, rpcMaxLogsRange: data.rpcMaxLogsRange, minPriorityFee: data.minPriorityFee },
+      rpc: { rpcGasCap: data.rpcGasCap, minGasPrice: data.minGasPrice, rpcMaxLogsRange: data.rpcMaxLogsRange, rpcMaxLogsCount: data.rpcMaxLogsCount, minPriorityFee: data.minPriorityFee },
       genesis: parseGenesisJson(data.genesisJson),
       pendingNonce: (address) => txpool.request('nextNonce', { address }),
       onNewHead(event) {

@@ -177,15 +177,7 @@ class IdScanner {
 
   /** At `"`: moves past the closing quote. */
   private skipString(): void {
-    let pos = this.pos + 1;
-    for (;;) {
-      const quote = this.text.indexOf('"', pos);
-      let backslashes = 0;
-      while (this.text.charCodeAt(quote - 1 - backslashes) === 0x5c) backslashes++;
-      pos = quote + 1;
-      if (backslashes % 2 === 0) break;
-    }
-    this.pos = pos;
+    this.pos = closingQuote(this.text, this.pos) + 1;
   }
 
   private skipValue(): void {
@@ -315,8 +307,64 @@ async function executeRequest(
 
 type ParsedBody = { kind: 'object'; value: Record<string, unknown> } | { kind: 'array'; value: unknown[] };
 
-/** Object or array; scalars, empty and malformed bodies are all Parse errors (§1.2 items 1–2). */
+/**
+ * Jackson's read limits (StreamReadConstraints, 2.15+ defaults), which Besu's request parsing
+ * inherits: a body nested deeper, or holding a longer number, is a Parse error there.
+ */
+export const MAX_JSON_NESTING_DEPTH = 1000;
+export const MAX_JSON_NUMBER_LENGTH = 1000;
+
+/**
+ * Whether a body breaks Jackson's nesting or number-length limit. Checked before JSON.parse: a deep
+ * value would otherwise reach code that recurses (a structured clone throws past a few thousand
+ * levels), and a long number reaches BigInt when echoed as an id, which is quadratic in its length.
+ * One pass that skips strings with indexOf; invalid JSON may pass, JSON.parse rejects it next.
+ */
+export function exceedsJsonLimits(text: string): boolean {
+  let depth = 0;
+  let numberLength = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      numberLength = 0;
+      const end = closingQuote(text, i);
+      if (end < 0) return false;
+      i = end;
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > MAX_JSON_NESTING_DEPTH) return true;
+      numberLength = 0;
+    } else if (c === 0x5d || c === 0x7d) {
+      depth--;
+      numberLength = 0;
+    } else if ((c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2b || c === 0x2e || c === 0x45 || c === 0x65) {
+      // digits, sign, point, exponent: outside strings only numbers are made of these runs
+      if (++numberLength > MAX_JSON_NUMBER_LENGTH) return true;
+    } else {
+      numberLength = 0;
+    }
+  }
+  return false;
+}
+
+/** Index of the quote closing the string opened at `open`, or -1 when it is not closed. */
+function closingQuote(text: string, open: number): number {
+  let from = open + 1;
+  for (;;) {
+    const quote = text.indexOf('"', from);
+    if (quote < 0) return -1;
+    let backslashes = 0;
+    while (text.charCodeAt(quote - 1 - backslashes) === 0x5c) backslashes++;
+    if (backslashes % 2 === 0) return quote;
+    from = quote + 1;
+  }
+}
+
+/**
+ * Object or array; scalars, empty and malformed bodies are all Parse errors (§1.2 items 1–2), and so
+ * are bodies past Jackson's limits.
+ */
 function parseBody(body: string): ParsedBody | undefined {
+  if (exceedsJsonLimits(body)) return undefined;
   let value: unknown;
   try {
     value = JSON.parse(body);

@@ -235,6 +235,15 @@ export const NODE_OPTIONS = [
     description: 'Specifies the maximum number of blocks to retrieve logs from via RPC. Must be >=0. 0 specifies no limit',
   }),
   option({
+    // Basalt's own: Besu has no cap on the logs of one answer.
+    names: ['--rpc-max-logs-count'],
+    key: 'rpcMaxLogsCount',
+    kind: int({ min: 0 }),
+    default: 10000,
+    description:
+      'Specifies the maximum number of logs returned by one eth_getLogs, eth_getFilterLogs or eth_getFilterChanges call. Must be >=0. 0 specifies no limit',
+  }),
+  option({
     names: ['--rpc-gas-cap'],
     key: 'rpcGasCap',
     kind: bigLong(),

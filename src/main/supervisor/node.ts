@@ -131,6 +131,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
       rpcGasCap: options.rpcGasCap,
       minGasPrice: options.minGasPrice,
       rpcMaxLogsRange: BigInt(options.rpcMaxLogsRange),
+      rpcMaxLogsCount: options.rpcMaxLogsCount,
       minPriorityFee: options.minPriorityFee,
       headView,
       chain: { revertReasonEnabled: options.revertReasonEnabled, targetGasLimit: options.targetGasLimit },

@@ -42,6 +42,8 @@ export interface ChainActorData extends ActorDataBase {
   minGasPrice: bigint;
   /** `--rpc-max-logs-range` for eth_getLogs (0 = unlimited). */
   rpcMaxLogsRange: bigint;
+  /** `--rpc-max-logs-count`: the most logs one answer carries (0 = unlimited). */
+  rpcMaxLogsCount: number;
   /** `--min-priority-fee`, the floor of eth_maxPriorityFeePerGas. */
   minPriorityFee: bigint;
   /** Published head number/hash that transports read without a round trip. */
