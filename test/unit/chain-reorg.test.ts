@@ -135,6 +135,33 @@ test('a heavier branch becomes the canonical chain: index, lookups, receipts, st
   }
 });
 
+test('a heavier but shorter branch: the numbers above its head leave the canonical index', async (t) => {
+  const old = await openDevChain(newPath());
+  const other = await openDevChain(newPath());
+  try {
+    const X = signedTx(alice, 0n);
+    const oldBranch = [(await proposeAndCommit(old, [])).sealed, (await proposeAndCommit(old, [candidate(X)])).sealed, (await proposeAndCommit(old, [])).sealed];
+    // One block of difficulty 10 outweighs three of difficulty 1 (chain.importBlock applies the fork
+    // choice only; the header rules that would refuse this difficulty on QBFT run before it).
+    const head = other.getHead();
+    const built = await other.buildBlock({ timestamp: head.timestamp + 2n, coinbase: new Uint8Array(20), extraData: head.extraData, maxBuildMs: 10_000, transactions: [] });
+    built.headerData.difficulty = 10n;
+    const heavy = (await other.importBuilt(built, head.extraData)).head;
+    const event = (await old.importBlock(copy(old, (await other.store.getBlock(heavy.hash))!)))!;
+    t.is(old.getHead().number, 1n);
+    t.is(old.getHead().totalDifficulty, 11n);
+    t.deepEqual(event.removedBlocks.map(hex), [...oldBranch].reverse().map((b) => hex(b.hash())));
+    t.deepEqual(event.removedTransactions.map(hex), [hex(X.serialize())]);
+    t.is(await old.store.getCanonicalHash(2n), undefined);
+    t.is(await old.store.getCanonicalHash(3n), undefined);
+    t.is(await txBlock(old, X), undefined);
+    t.is(hex((await old.store.getCanonicalHash(1n))!), hex(heavy.hash));
+  } finally {
+    await old.close();
+    await other.close();
+  }
+});
+
 test('a re-org is one batch with the head pointer last; a batch that fails leaves the old head whole, also after a restart', async (t) => {
   const oldPath = newPath();
   const first = await divergedChains(oldPath);
