@@ -8,7 +8,7 @@ import type { NestedUint8Array } from '@ethereumjs/rlp';
 import { RLP } from '@ethereumjs/rlp';
 import { bigIntToUnpaddedBytes } from '@ethereumjs/util';
 import { keccak_256 } from '@noble/hashes/sha3.js';
-import { BlockSync, EthCode, HEADERS_PER_REQUEST } from '../../src/p2p/block-sync.js';
+import { BlockSync, EthCode, HEADERS_PER_REQUEST, numberOf } from '../../src/p2p/block-sync.js';
 import type { SyncChain } from '../../src/p2p/block-sync.js';
 import type { ChainHeadFacts } from '../../src/p2p/p2p-service.js';
 import { P2pStatusReader, P2pStatusWriter, SYNC_TOLERANCE, createP2pStatusBuffer } from '../../src/shared/shared-memory/p2p-status-view.js';
@@ -151,8 +151,8 @@ function forkHarness(ours: Uint8Array[][], theirs: Uint8Array[][]) {
         if (!extendsHead && blockTd <= head.totalDifficulty) continue;
         // Walk the new branch back to the canonical chain.
         const branch = [header];
-        while (Buffer.compare(hashOf(canonical[Number(headerNumber(branch[0]!)) - 1] ?? []), branch[0]![0]!) !== 0) branch.unshift(stored.get(key(branch[0]![0]!))!.header);
-        const ancestor = Number(headerNumber(branch[0]!)) - 1;
+        while (Buffer.compare(hashOf(canonical[Number(numberOf(branch[0]!)) - 1] ?? []), branch[0]![0]!) !== 0) branch.unshift(stored.get(key(branch[0]![0]!))!.header);
+        const ancestor = Number(numberOf(branch[0]!)) - 1;
         if (!extendsHead) reorgs.push({ removed: canonical.length - 1 - ancestor, added: branch.length });
         canonical = [...canonical.slice(0, ancestor + 1), ...branch];
         head = facts();
@@ -173,11 +173,6 @@ function forkHarness(ours: Uint8Array[][], theirs: Uint8Array[][]) {
     log: (message) => logs.push(message),
   });
   return { sync, requests, reorgs, logs, head: () => head, canonical: () => canonical };
-}
-
-/** The number field of a header. */
-function headerNumber(header: Uint8Array[]): bigint {
-  return BigInt('0x' + (Buffer.from(header[8]!).toString('hex') || '0'));
 }
 
 test('a peer on a longer branch is followed back to the common ancestor and its branch becomes ours', async (t) => {
