@@ -109,6 +109,12 @@ export class ChainActor {
 
   private announce(event: NewHeadEvent): void {
     this.options.onNewHead(event);
+    if (event.removedBlocks.length > 0) {
+      const ancestor = event.head.number - BigInt(event.addedBlocks.length);
+      this.options.log.info(
+        `Chain re-org: ${event.removedBlocks.length} block(s) above #${ancestor} left the canonical chain (head was ${bytesToHex(event.removedBlocks[0]!)}), ${event.addedBlocks.length} joined`,
+      );
+    }
     this.options.log.info(`Imported #${event.head.number} / ${event.includedTxHashes.length} tx / ${bytesToHex(event.head.hash)}`);
   }
 }

@@ -1,6 +1,6 @@
 import type { Block } from '@ethereumjs/block';
 import { RLP } from '@ethereumjs/rlp';
-import { bigIntToUnpaddedBytes, bytesToBigInt, bytesToHex } from '@ethereumjs/util';
+import { bigIntToUnpaddedBytes, bytesToBigInt, bytesToHex, equalsBytes } from '@ethereumjs/util';
 import type { KvOp, KvStore } from './kv-store.js';
 import { decodeReceipts, encodeReceipts } from './receipt-codec.js';
 import { Prefix, canonicalKey, decodeSchemaVersion, encodeSchemaVersion, metaKey, MetaKey, prefixed, SCHEMA_VERSION } from './storage-schema.js';
@@ -82,17 +82,68 @@ export class ChainStore {
     return { blockHash: blockHash!, blockNumber: block.header.number, index: Number(bytesToBigInt(index!)) };
   }
 
+  /** Whether `hash` is the canonical block at `blockNumber`. */
+  async isCanonical(hash: Uint8Array, blockNumber: bigint): Promise<boolean> {
+    const canonical = await this.getCanonicalHash(blockNumber);
+    return canonical !== undefined && equalsBytes(canonical, hash);
+  }
+
+  /** The number of the newest canonical block on the branch that ends at `hash` (-1 when none is stored). */
+  async canonicalAncestorNumber(hash: Uint8Array): Promise<bigint> {
+    for (let block = await this.getBlock(hash); block !== undefined; block = await this.getBlock(hash)) {
+      if (await this.isCanonical(hash, block.header.number)) return block.header.number;
+      hash = block.header.parentHash;
+    }
+    return -1n;
+  }
+
   /**
-   * The operations that store a block as the new canonical head. The head pointer comes last, so that
-   * a batch is either wholly applied or the old head still stands with all its data.
+   * The blocks numbered `from..to` on the branch that ends at `tipHash`, ascending; stops at the tip
+   * and at the first block missing. Below the point where the branch left the canonical chain they
+   * are canonical blocks, read by number; only the blocks off the canonical chain are walked by hash.
    */
-  blockOps(block: Block, hash: Uint8Array, receipts: StoredReceipt[], totalDifficulty: bigint): KvOp[] {
-    const ops: KvOp[] = [
+  async branchBlocks(tipHash: Uint8Array, from: bigint, to: bigint): Promise<Block[]> {
+    const offCanonical = new Map<bigint, Block>();
+    /** The number of the first canonical block met: from there down the canonical index answers. */
+    let canonicalTop = -1n;
+    let hash = tipHash;
+    let block = await this.getBlock(hash);
+    const tipNumber = block?.header.number ?? -1n;
+    while (block !== undefined && block.header.number >= from) {
+      if (await this.isCanonical(hash, block.header.number)) {
+        canonicalTop = block.header.number;
+        break;
+      }
+      offCanonical.set(block.header.number, block);
+      hash = block.header.parentHash;
+      block = await this.getBlock(hash);
+    }
+    const blocks: Block[] = [];
+    const last = to < tipNumber ? to : tipNumber;
+    for (let n = from < 0n ? 0n : from; n <= last; n++) {
+      const found = n <= canonicalTop ? await this.getBlockByNumber(n) : offCanonical.get(n);
+      if (found === undefined) break;
+      blocks.push(found);
+    }
+    return blocks;
+  }
+
+  /**
+   * A block stored with everything needed to build on it or switch to it later — body, total
+   * difficulty, receipts (its state goes in the same batch) — but off the canonical index: a block of a
+   * side branch, or the first half of storing a canonical one.
+   */
+  storedBlockOps(block: Block, hash: Uint8Array, receipts: StoredReceipt[], totalDifficulty: bigint): KvOp[] {
+    return [
       { type: 'put', key: prefixed(Prefix.block, hash), value: block.serialize() },
       { type: 'put', key: prefixed(Prefix.totalDifficulty, hash), value: bigIntToUnpaddedBytes(totalDifficulty) },
       { type: 'put', key: prefixed(Prefix.receipts, hash), value: encodeReceipts(receipts) },
-      { type: 'put', key: canonicalKey(block.header.number), value: hash },
     ];
+  }
+
+  /** What makes a stored block canonical: its number maps to it and its transactions point to it. */
+  canonicalOps(block: Block, hash: Uint8Array): KvOp[] {
+    const ops: KvOp[] = [{ type: 'put', key: canonicalKey(block.header.number), value: hash }];
     block.transactions.forEach((tx, index) => {
       ops.push({
         type: 'put',
@@ -100,8 +151,25 @@ export class ChainStore {
         value: RLP.encode([hash, bigIntToUnpaddedBytes(BigInt(index))]),
       });
     });
-    ops.push(this.headOp(hash));
     return ops;
+  }
+
+  /**
+   * The operations that store a block as the new canonical head. The head pointer comes last, so that
+   * a batch is either wholly applied or the old head still stands with all its data.
+   */
+  blockOps(block: Block, hash: Uint8Array, receipts: StoredReceipt[], totalDifficulty: bigint): KvOp[] {
+    return [...this.storedBlockOps(block, hash, receipts, totalDifficulty), ...this.canonicalOps(block, hash), this.headOp(hash)];
+  }
+
+  /** Takes a transaction's lookup away (its block left the canonical chain). */
+  txLookupDeleteOp(txHash: Uint8Array): KvOp {
+    return { type: 'del', key: prefixed(Prefix.txLookup, txHash) };
+  }
+
+  /** Takes a number off the canonical index (the new branch is shorter than the old one). */
+  canonicalDeleteOp(blockNumber: bigint): KvOp {
+    return { type: 'del', key: canonicalKey(blockNumber) };
   }
 
   headOp(hash: Uint8Array): KvOp {

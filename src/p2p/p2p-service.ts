@@ -576,7 +576,7 @@ export class P2pService {
     }
     connection.status = status;
     this.table.connected(connection.idHex);
-    void this.sync?.learnPeerHead(connection.idHex, status.bestHash);
+    void this.sync?.learnPeerHead(connection.idHex, status.bestHash, status.totalDifficulty);
     const clientId = connection.peer.getHelloMessage()?.clientId ?? '?';
     this.events.log?.(`Connected to peer ${connection.idHex.slice(0, 16)}… (${clientId}, ${connection.inbound ? 'inbound' : 'outbound'})`);
     this.publishPeerCount();
@@ -740,8 +740,10 @@ export class P2pService {
           }
           return;
         case EthCode.NewBlock: {
+          // [block, total difficulty]
           const header = Array.isArray(payload[0]) ? payload[0][0] : undefined;
-          if (Array.isArray(header)) this.sync?.notePeerHead(connection.idHex, numberOf(header));
+          const totalDifficulty = payload[1] instanceof Uint8Array ? bytesToBigInt(payload[1]) : undefined;
+          if (Array.isArray(header)) this.sync?.notePeerHead(connection.idHex, numberOf(header), totalDifficulty);
           return;
         }
         default:

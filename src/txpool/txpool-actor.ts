@@ -22,6 +22,7 @@ import type { Json, RpcErrorObject } from '../shared/rpc/types.js';
 import { errorMessage } from '../shared/util/errors.js';
 import type { Logger } from '../shared/util/log.js';
 import { perTick } from '../shared/util/per-tick.js';
+import { RecentKeys } from '../shared/util/recent-keys.js';
 import { TransactionPool } from './pool.js';
 import type { DropReason, TransactionPoolOptions } from './pool.js';
 import { txRulesFor } from './tx-rules.js';
@@ -52,6 +53,9 @@ interface AccountRead {
   block: bigint;
 }
 
+/** How many local senders the pool remembers for re-admission after a re-org. */
+const LOCAL_SENDERS_REMEMBERED = 10_000;
+
 /** How many hashes a drop log line lists before it only counts. */
 const HASHES_PER_LOG_LINE = 10;
 
@@ -74,6 +78,8 @@ export class TxPoolActor {
   private rules: TxRules | undefined;
   /** Account reads valid for the current head; cleared when the head moves. */
   private accountCache = new Map<string, Promise<AccountRead>>();
+  /** Senders that submitted over JSON-RPC (Besu's local senders): their re-org'd transactions come back as local. */
+  private readonly localSenders = new RecentKeys(LOCAL_SENDERS_REMEMBERED);
   /** Pending-transaction filters: hashes of transactions added to the pool since the last poll. */
   private readonly pendingFilters = new FilterRegistry<{ hashes: Uint8Array[]; lastUsed: number }>();
 
@@ -121,8 +127,31 @@ export class TxPoolActor {
 
   onNewHead(event: NewHeadEvent): void {
     this.setHead(event.head);
-    this.pool.onBlockImported(event.includedTxHashes, new Map(event.senderNonces));
+    const senderNonces = new Map(event.senderNonces);
+    if (event.removedBlocks.length > 0) this.pool.onReorg(senderNonces);
+    this.pool.onBlockImported(event.includedTxHashes, senderNonces);
     this.refreshAccounts();
+    if (event.removedTransactions.length > 0) void this.readmit(event.removedTransactions);
+  }
+
+  /**
+   * Besu puts the transactions of blocks a re-org removed back in the pool (those the new branch did
+   * not mine again): admitted as any transaction from the sender's origin would be, in block order so
+   * that each sender's nonces come in sequence. One the new branch made invalid (its nonce used by
+   * another transaction, its balance spent) is refused like any other, with a DEBUG line.
+   */
+  private async readmit(raws: readonly Uint8Array[]): Promise<void> {
+    let readmitted = 0;
+    for (const raw of raws) {
+      try {
+        const tx = await this.decode(raw);
+        await this.admitDecoded(tx, this.localSenders.has(bytesToHex(tx.sender)));
+        readmitted++;
+      } catch (err) {
+        this.deps.log.debug(`Transaction of a removed block not put back in the pool: ${errorMessage(err)}`);
+      }
+    }
+    this.deps.log.info(`Re-org: ${readmitted} of ${raws.length} transaction(s) of the removed blocks are back in the pool`);
   }
 
   /** Block building's verdicts on candidates it left out; held senders get their balance read again. */
@@ -162,10 +191,17 @@ export class TxPoolActor {
    * the RpcError Besu answers with. Admitted transactions are gossiped to peers.
    */
   private async admit(raw: Uint8Array, local: boolean): Promise<Uint8Array> {
+    return this.admitDecoded(await this.decode(raw), local);
+  }
+
+  private async decode(raw: Uint8Array): Promise<DecodedTx> {
     if (!this.rules) throw new Error('the pool has no chain head yet');
     const decoded = await this.deps.decode(raw, this.rules);
     if ('error' in decoded) throw new RpcError(decoded.error);
-    const tx = decoded.ok;
+    return decoded.ok;
+  }
+
+  private async admitDecoded(tx: DecodedTx, local: boolean): Promise<Uint8Array> {
     const { account, block } = await this.accountAt(tx.sender);
     this.pool.add(tx, {
       account,
@@ -175,6 +211,7 @@ export class TxPoolActor {
       local,
       now: Date.now(),
     });
+    if (local) this.localSenders.add(bytesToHex(tx.sender));
     for (const filter of this.pendingFilters.all()) filter.hashes.push(tx.hash);
     if (this.deps.gossip) this.gossipToPeers({ hash: tx.hash, type: tx.type, raw: tx.raw });
     return tx.hash;

@@ -30,8 +30,16 @@ export interface NewHeadEvent {
   /** Hashes of the blocks that joined the canonical chain, oldest first; the head's alone without a re-org. */
   addedBlocks: Uint8Array[];
   includedTxHashes: Uint8Array[];
-  /** Post-block nonce of every sender with a transaction in the block, as [address hex, nonce]. */
+  /**
+   * Post-block nonce of every sender with a transaction in the block, as [address hex, nonce]; after a
+   * re-org, the nonce at the new head of every sender on either branch (it may have moved back).
+   */
   senderNonces: [string, bigint][];
+  /**
+   * Transactions of the removed blocks that the added ones do not carry, oldest first, as the blocks
+   * hold them: Besu puts them back in the pool. Empty without a re-org.
+   */
+  removedTransactions: Uint8Array[];
 }
 
 /** A JSON-RPC call routed to the actor that owns the method, params already parsed by the transport. */
