@@ -13,6 +13,12 @@ export interface BenchNodeOptions {
   args?: string[];
   /** When set, the node runs with `--cpu-prof` and writes one profile per thread into this directory. */
   cpuProfileDir?: string;
+  /** devp2p on a free loopback port (off by default: no peer takes part in a benchmark). */
+  p2p?: boolean;
+  /** Added to the node's environment. */
+  env?: Record<string, string>;
+  /** Called with every complete line the node prints (stdout and stderr). */
+  onLine?: (line: string) => void;
 }
 
 export interface BenchNode {
@@ -40,10 +46,10 @@ export async function startBenchNode(opts: BenchNodeOptions = {}): Promise<Bench
       '--rpc-http-enabled',
       `--rpc-http-port=${port}`,
       `--data-path=${dataPath}`,
-      '--p2p-enabled=false',
+      ...(opts.p2p ? ['--p2p-enabled=true', `--p2p-port=${await freePort()}`, '--p2p-interface=127.0.0.1'] : ['--p2p-enabled=false']),
       ...(opts.args ?? []),
     ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
+    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...opts.env } },
   );
   let output = '';
   const keep = (d: Buffer): void => {
@@ -51,6 +57,17 @@ export async function startBenchNode(opts: BenchNodeOptions = {}): Promise<Bench
   };
   child.stdout.on('data', keep);
   child.stderr.on('data', keep);
+  if (opts.onLine) {
+    const onLine = opts.onLine;
+    for (const stream of [child.stdout, child.stderr]) {
+      let partial = '';
+      stream.on('data', (d: Buffer) => {
+        const lines = (partial + d.toString()).split('\n');
+        partial = lines.pop()!;
+        for (const line of lines) onLine(line);
+      });
+    }
+  }
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const running = (): boolean => child.exitCode === null && child.signalCode === null;
 
