@@ -1,9 +1,20 @@
 /**
- * How the node reports its memory per thread: the memory line it logs and reads back.
+ * The node's memory: the memory line it logs per thread, and blocks decoded with one shared
+ * transaction Common instead of a parameter table per transaction.
  */
 import test from 'ava';
 import { formatNodeMemory, memoryLogIntervalMs, parseNodeMemory } from '../../src/main/supervisor/memory.js';
 import type { NodeMemory } from '../../src/main/supervisor/memory.js';
+import { createBlock, createBlockFromRLP } from '@ethereumjs/block';
+import type { Block } from '@ethereumjs/block';
+import { createAccessList2930Tx, createFeeMarket1559Tx, createLegacyTx } from '@ethereumjs/tx';
+import type { TypedTransaction } from '@ethereumjs/tx';
+import { bytesToHex, hexToBytes } from '@ethereumjs/util';
+import { blockFromRlp } from '../../src/shared/ethereum/block-decode.js';
+import { createChainCommon } from '../../src/shared/ethereum/common.js';
+import { loadDevNetwork, parseGenesis } from '../../src/shared/ethereum/genesis.js';
+import { txCommonFor } from '../../src/shared/ethereum/tx-common.js';
+import { DEV_ACCOUNTS } from '../helpers/dev-accounts.js';
 
 test('the memory line reads back as the figures it was made from, to 0.1 MB', (t) => {
   const MB = 1024 * 1024;
@@ -27,4 +38,45 @@ test('the memory line reads back as the figures it was made from, to 0.1 MB', (t
   t.is(memoryLogIntervalMs({ BASALT_MEMORY_LOG_INTERVAL: '60' }), 60_000);
   t.is(memoryLogIntervalMs({ BASALT_MEMORY_LOG_INTERVAL: 'often' }), undefined);
   t.is(memoryLogIntervalMs({}), undefined);
+});
+
+const genesis = parseGenesis(loadDevNetwork().genesisJson);
+const chainCommon = createChainCommon(genesis);
+const KEY = hexToBytes(DEV_ACCOUNTS[0].privateKey as `0x${string}`);
+const TO = '0x00000000000000000000000000000000000c0ffe';
+
+function signedTransactions(count: number): TypedTransaction[] {
+  const common = txCommonFor(genesis.chainId, 'cancun');
+  const fee = { gasLimit: 21_000n, to: TO as `0x${string}`, value: 1n };
+  return Array.from({ length: count }, (_, i) => {
+    const nonce = BigInt(i);
+    if (i % 3 === 0) return createLegacyTx({ ...fee, nonce, gasPrice: 10n ** 10n }, { common }).sign(KEY);
+    if (i % 3 === 1) return createAccessList2930Tx({ ...fee, nonce, gasPrice: 10n ** 10n, chainId: genesis.chainId }, { common }).sign(KEY);
+    return createFeeMarket1559Tx({ ...fee, nonce, maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 1n, chainId: genesis.chainId }, { common }).sign(KEY);
+  });
+}
+
+function blockWith(number: bigint, transactions: TypedTransaction[]): Block {
+  return createBlock(
+    { header: { number, gasLimit: 30_000_000n, baseFeePerGas: 7n, timestamp: number }, transactions },
+    { common: chainCommon, setHardfork: true, skipConsensusFormatValidation: true },
+  );
+}
+
+test('blocks decode as with ethereumjs, their transactions sharing one parameter table', (t) => {
+  const block = blockWith(1n, signedTransactions(6));
+  const opts = { common: chainCommon, setHardfork: true, skipConsensusFormatValidation: true } as const;
+  const ours = blockFromRlp(block.serialize(), opts);
+  const theirs = createBlockFromRLP(block.serialize(), opts);
+  t.is(bytesToHex(ours.hash()), bytesToHex(theirs.hash()));
+  t.deepEqual(ours.serialize(), theirs.serialize());
+  t.deepEqual(
+    ours.transactions.map((tx) => [tx.type, bytesToHex(tx.hash()), tx.getSenderAddress().toString()]),
+    theirs.transactions.map((tx) => [tx.type, bytesToHex(tx.hash()), tx.getSenderAddress().toString()]),
+  );
+  t.is(ours.transactions[0]!.common.param('txGas'), theirs.transactions[0]!.common.param('txGas'));
+  // The point: one parameter table for every transaction, not one each.
+  const tables = (block: Block) => new Set(block.transactions.map((tx) => (tx.common as unknown as { _paramsCache: object })._paramsCache));
+  t.is(tables(ours).size, 1);
+  t.is(tables(theirs).size, 6);
 });
