@@ -1,6 +1,7 @@
 /**
- * The node's memory: the memory line it logs per thread, and blocks decoded with one shared
- * transaction Common instead of a parameter table per transaction.
+ * The node's memory: the memory line it logs per thread, blocks decoded with one shared transaction
+ * Common instead of a parameter table per transaction, and the LRU cache with a count and a weight
+ * limit that bounds the chain's block and receipt caches.
  */
 import test from 'ava';
 import { formatNodeMemory, memoryLogIntervalMs, parseNodeMemory } from '../../src/main/supervisor/memory.js';
@@ -15,6 +16,10 @@ import { createChainCommon } from '../../src/shared/ethereum/common.js';
 import { loadDevNetwork, parseGenesis } from '../../src/shared/ethereum/genesis.js';
 import { txCommonFor } from '../../src/shared/ethereum/tx-common.js';
 import { DEV_ACCOUNTS } from '../helpers/dev-accounts.js';
+import { BLOCK_CACHE_LIMITS, ChainStore } from '../../src/chain/chain-store.js';
+import { KvStore } from '../../src/chain/kv-store.js';
+import { LruCache } from '../../src/shared/util/lru-cache.js';
+import { removeDataPath, tempDataPath } from '../helpers/node-process.js';
 
 test('the memory line reads back as the figures it was made from, to 0.1 MB', (t) => {
   const MB = 1024 * 1024;
@@ -38,6 +43,34 @@ test('the memory line reads back as the figures it was made from, to 0.1 MB', (t
   t.is(memoryLogIntervalMs({ BASALT_MEMORY_LOG_INTERVAL: '60' }), 60_000);
   t.is(memoryLogIntervalMs({ BASALT_MEMORY_LOG_INTERVAL: 'often' }), undefined);
   t.is(memoryLogIntervalMs({}), undefined);
+});
+
+test('the LRU cache drops the least recently used entry past its entry limit', (t) => {
+  const cache = new LruCache<string, number>({ entries: 2, weight: 100 });
+  cache.set('a', 1);
+  cache.set('b', 2);
+  t.is(cache.get('a'), 1, 'a is now the most recently used');
+  cache.set('c', 3);
+  t.is(cache.get('b'), undefined, 'b was the least recently used');
+  t.is(cache.get('a'), 1);
+  t.is(cache.get('c'), 3);
+  t.is(cache.size, 2);
+});
+
+test('the LRU cache drops entries until the weights fit, and keeps no entry heavier than the limit', (t) => {
+  const cache = new LruCache<string, number[]>({ entries: 100, weight: 10 }, (items) => items.length);
+  cache.set('four', [1, 2, 3, 4]);
+  cache.set('five', [1, 2, 3, 4, 5]);
+  t.is(cache.weight, 9);
+  cache.set('three', [1, 2, 3]);
+  t.deepEqual([cache.get('four'), cache.weight], [undefined, 8], 'the oldest went to make room');
+  cache.set('eleven', Array.from({ length: 11 }, (_, i) => i));
+  t.is(cache.get('eleven'), undefined);
+  t.is(cache.weight, 8, 'an entry over the limit on its own displaces nothing');
+  cache.set('three', [1]);
+  t.is(cache.weight, 6, 'replacing an entry replaces its weight');
+  cache.clear();
+  t.deepEqual([cache.size, cache.weight], [0, 0]);
 });
 
 const genesis = parseGenesis(loadDevNetwork().genesisJson);
@@ -79,4 +112,32 @@ test('blocks decode as with ethereumjs, their transactions sharing one parameter
   const tables = (block: Block) => new Set(block.transactions.map((tx) => (tx.common as unknown as { _paramsCache: object })._paramsCache));
   t.is(tables(ours).size, 1);
   t.is(tables(theirs).size, 6);
+});
+
+test('the chain store keeps recent blocks decoded within its transaction limit', async (t) => {
+  const path = tempDataPath();
+  const kv = await KvStore.open(path);
+  t.teardown(async () => {
+    await kv.close();
+    removeDataPath(path);
+  });
+  const store = new ChainStore(kv, (rlp) => blockFromRlp(rlp, { common: chainCommon, setHardfork: true, skipConsensusFormatValidation: true }));
+  // The store neither executes nor checks blocks: every block may carry the same transactions.
+  const transactions = signedTransactions(200);
+  const blocks: Block[] = [];
+  const blockCount = Math.ceil(BLOCK_CACHE_LIMITS.weight / transactions.length) + 4;
+  t.true(blockCount < BLOCK_CACHE_LIMITS.entries, 'the transaction limit is reached before the block limit');
+  for (let n = 1; n <= blockCount; n++) {
+    const block = blockWith(BigInt(n), transactions);
+    await kv.write(store.blockOps(block, block.hash(), [], BigInt(n)));
+    store.rememberWritten(block, block.hash(), []);
+    blocks.push(block);
+  }
+  const latest = blocks[blocks.length - 1]!;
+  t.is(await store.getBlock(latest.hash()), latest, 'the newest block is served as written');
+  const oldest = blocks[0]!;
+  const reread = await store.getBlock(oldest.hash());
+  t.not(reread, oldest, 'the oldest block left the cache: it was decoded again');
+  t.is(bytesToHex(reread!.hash()), bytesToHex(oldest.hash()));
+  t.is(await store.getBlock(oldest.hash()), reread, 'and is cached again');
 });
