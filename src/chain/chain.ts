@@ -27,7 +27,7 @@ import { ScratchState, adoptSenders, bodyDigest, canReuse, recoverSenders } from
 import type { BlockValidation, ExecutedBlock } from './block-validation.js';
 import { InvalidBlockError, firstLine, validateBody, validateHeader } from './import-rules.js';
 import type { ChainImportRules, ImportRuleOptions } from './import-rules.js';
-import { StateDb } from './state-db.js';
+import { BoundedStateCaches, StateDb } from './state-db.js';
 import { txCommonFor } from '../shared/ethereum/tx-common.js';
 import { effectiveGasPrice } from '../shared/ethereum/fees.js';
 import type { StoredReceipt } from '../shared/ethereum/chain-records.js';
@@ -37,6 +37,15 @@ const YIELD_EVERY_MS = 10;
 
 /** How many ancestors ommer validation looks at (depth 1..6 plus the ommer's parent). */
 const OMMER_WINDOW = 7;
+
+/**
+ * The building state's account, storage and code caches carry over from block to block, so that the
+ * next block finds the accounts it touches in memory. They are ethereumjs' ordered maps, which never
+ * evict (an LRU could evict a write before it is flushed): every account and slot a block touched
+ * stayed in memory for good. They are emptied between blocks once they may hold more than this many
+ * entries (README, "Memory").
+ */
+const BUILD_STATE_CACHE_ENTRIES = 50_000;
 
 /** EIP-4788's system contract; Besu (and ethereumjs) skip the call when it has no code. */
 const BEACON_ROOTS_ADDRESS = createAddressFromString('0x000F3df6D732807Ef1319fB7B8bB8522d0Beac02');
@@ -82,6 +91,7 @@ export class Chain {
     readonly store: ChainStore,
     private readonly stateDb: StateDb,
     private readonly buildVm: VM,
+    private readonly buildCaches: BoundedStateCaches,
     /** Reads and simulations (eth_call, eth_estimateGas) run here, never on the building state. */
     readonly readVm: VM,
     /** Makes a VM over a state database the way every VM of this chain is made. */
@@ -97,14 +107,15 @@ export class Chain {
       const store = new ChainStore(kv, (rlp) => spec.decodeBlock(rlp));
       const stateDb = new StateDb(kv);
       const blockchain = new BlockHashLookup(store);
-      const newVm = async (db: StateDb): Promise<VM> => {
-        const vm = await createVM({ common: spec.common.copy(), stateManager: await openState(db), blockchain });
+      const newVm = async (db: StateDb, caches = new Caches()): Promise<VM> => {
+        const vm = await createVM({ common: spec.common.copy(), stateManager: await openState(db, caches), blockchain });
         installPointEvaluation(vm.evm, kzgVerifier.verify);
         return vm;
       };
-      const buildVm = await newVm(stateDb);
+      const buildCaches = new BoundedStateCaches(new Caches(), BUILD_STATE_CACHE_ENTRIES);
+      const buildVm = await newVm(stateDb, buildCaches.caches);
       const readVm = await newVm(stateDb);
-      const chain = new Chain(spec, kv, store, stateDb, buildVm, readVm, newVm, kzgVerifier);
+      const chain = new Chain(spec, kv, store, stateDb, buildVm, buildCaches, readVm, newVm, kzgVerifier);
       await chain.initialise();
       return chain;
     } catch (err) {
@@ -168,7 +179,10 @@ export class Chain {
     if (!equalsBytes(built.block.header.parentHash, this.head.hash)) throw new Error('built block no longer extends the head');
     const header: HeaderData = { ...built.headerData, extraData: sealedExtraData };
     const sealed = this.spec.createBlock(header, [...built.block.transactions], built.block.withdrawals);
-    return this.storeAsHead(sealed, built.receipts);
+    const event = await this.storeAsHead(sealed, built.receipts);
+    // Building flushed every write into the stored batch: nothing in the caches is unwritten now.
+    this.buildCaches.trim();
+    return event;
   }
 
   discardBuilt(): Promise<void> {
@@ -517,9 +531,9 @@ export class Chain {
   }
 }
 
-async function openState(stateDb: StateDb): Promise<MerkleStateManager> {
+async function openState(stateDb: StateDb, caches: Caches): Promise<MerkleStateManager> {
   const trie = await createMPT({ db: stateDb, useKeyHashing: true, valueEncoding: 'view' });
-  return new MerkleStateManager({ trie, caches: new Caches() });
+  return new MerkleStateManager({ trie, caches });
 }
 
 async function receiptsRoot(encoded: Uint8Array[]): Promise<Uint8Array> {

@@ -1,24 +1,27 @@
 /**
- * The node's memory: the memory line it logs per thread, blocks decoded with one shared transaction
- * Common instead of a parameter table per transaction, and the LRU cache with a count and a weight
- * limit that bounds the chain's block and receipt caches.
+ * What keeps the node's memory bounded under load — the LRU cache with a count and a weight limit, the
+ * chain's block and receipt caches built on it, blocks decoded with one shared transaction Common
+ * instead of a parameter table per transaction, and bounded state caches — and the
+ * memory line the node logs per thread.
  */
 import test from 'ava';
-import { formatNodeMemory, memoryLogIntervalMs, parseNodeMemory } from '../../src/main/supervisor/memory.js';
-import type { NodeMemory } from '../../src/main/supervisor/memory.js';
 import { createBlock, createBlockFromRLP } from '@ethereumjs/block';
 import type { Block } from '@ethereumjs/block';
 import { createAccessList2930Tx, createFeeMarket1559Tx, createLegacyTx } from '@ethereumjs/tx';
 import type { TypedTransaction } from '@ethereumjs/tx';
-import { bytesToHex, hexToBytes } from '@ethereumjs/util';
+import { Caches } from '@ethereumjs/statemanager';
+import { Account, Address, bytesToHex, hexToBytes } from '@ethereumjs/util';
+import { BLOCK_CACHE_LIMITS, ChainStore } from '../../src/chain/chain-store.js';
+import { KvStore } from '../../src/chain/kv-store.js';
+import { BoundedStateCaches } from '../../src/chain/state-db.js';
 import { blockFromRlp } from '../../src/shared/ethereum/block-decode.js';
 import { createChainCommon } from '../../src/shared/ethereum/common.js';
 import { loadDevNetwork, parseGenesis } from '../../src/shared/ethereum/genesis.js';
 import { txCommonFor } from '../../src/shared/ethereum/tx-common.js';
-import { DEV_ACCOUNTS } from '../helpers/dev-accounts.js';
-import { BLOCK_CACHE_LIMITS, ChainStore } from '../../src/chain/chain-store.js';
-import { KvStore } from '../../src/chain/kv-store.js';
 import { LruCache } from '../../src/shared/util/lru-cache.js';
+import { formatNodeMemory, memoryLogIntervalMs, parseNodeMemory } from '../../src/main/supervisor/memory.js';
+import type { NodeMemory } from '../../src/main/supervisor/memory.js';
+import { DEV_ACCOUNTS } from '../helpers/dev-accounts.js';
 import { removeDataPath, tempDataPath } from '../helpers/node-process.js';
 
 test('the memory line reads back as the figures it was made from, to 0.1 MB', (t) => {
@@ -71,6 +74,23 @@ test('the LRU cache drops entries until the weights fit, and keeps no entry heav
   t.is(cache.weight, 6, 'replacing an entry replaces its weight');
   cache.clear();
   t.deepEqual([cache.size, cache.weight], [0, 0]);
+});
+
+test('state caches are emptied between blocks once they may have grown past their limit', (t) => {
+  const bounded = new BoundedStateCaches(new Caches(), 100);
+  const account = bounded.caches.account!;
+  const touch = (from: number, count: number) => {
+    for (let i = from; i < from + count; i++) account.put(new Address(hexToBytes(`0x${i.toString(16).padStart(40, '0')}`)), new Account(0n, BigInt(i)));
+  };
+  touch(0, 60);
+  bounded.trim();
+  t.is(account.size(), 60, 'below the limit the entries stay for the next block');
+  touch(0, 30);
+  bounded.trim();
+  t.is(account.size(), 60, 'entries written again count towards the bound, not the size');
+  touch(1000, 30);
+  bounded.trim();
+  t.is(account.size(), 0, 'past the limit the caches are emptied');
 });
 
 const genesis = parseGenesis(loadDevNetwork().genesisJson);
