@@ -1,7 +1,7 @@
 /**
  * What keeps the node's memory bounded under load — the LRU cache with a count and a weight limit, the
  * chain's block and receipt caches built on it, blocks decoded with one shared transaction Common
- * instead of a parameter table per transaction, and bounded state caches — and the
+ * instead of a parameter table per transaction, bounded state caches, expiring filters — and the
  * memory line the node logs per thread.
  */
 import test from 'ava';
@@ -18,6 +18,7 @@ import { blockFromRlp } from '../../src/shared/ethereum/block-decode.js';
 import { createChainCommon } from '../../src/shared/ethereum/common.js';
 import { loadDevNetwork, parseGenesis } from '../../src/shared/ethereum/genesis.js';
 import { txCommonFor } from '../../src/shared/ethereum/tx-common.js';
+import { FILTER_IDLE_TIMEOUT_MS, FilterRegistry } from '../../src/shared/rpc/filter-registry.js';
 import { LruCache } from '../../src/shared/util/lru-cache.js';
 import { formatNodeMemory, memoryLogIntervalMs, parseNodeMemory } from '../../src/main/supervisor/memory.js';
 import type { NodeMemory } from '../../src/main/supervisor/memory.js';
@@ -91,6 +92,23 @@ test('state caches are emptied between blocks once they may have grown past thei
   touch(1000, 30);
   bounded.trim();
   t.is(account.size(), 0, 'past the limit the caches are emptied');
+});
+
+test('a filter nobody polls stops receiving transaction hashes once it expired', (t) => {
+  let now = 0;
+  const filters = new FilterRegistry<{ hashes: string[]; lastUsed: number }>(() => now);
+  const abandoned = filters.install({ hashes: [], lastUsed: now });
+  now += FILTER_IDLE_TIMEOUT_MS / 2;
+  const polled = filters.install({ hashes: [], lastUsed: now });
+  const deliver = (hash: string) => {
+    for (const filter of filters.all()) filter.hashes.push(hash);
+  };
+  deliver('0x01');
+  now += FILTER_IDLE_TIMEOUT_MS / 2 + 1;
+  deliver('0x02');
+  t.deepEqual([...filters.all()].map((f) => f.hashes), [['0x01', '0x02']], 'only the filter used within the timeout is left');
+  t.is(filters.use(abandoned), undefined);
+  t.deepEqual(filters.use(polled)?.hashes, ['0x01', '0x02']);
 });
 
 const genesis = parseGenesis(loadDevNetwork().genesisJson);
