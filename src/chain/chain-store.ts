@@ -11,9 +11,9 @@ import type { StoredReceipt, TxLocation } from '../shared/ethereum/chain-records
 /**
  * Decoded blocks and receipts kept in memory, so that reads of the head area (the new head, receipts
  * of transactions just included, proposals' parents) never touch RocksDB. Each of the two caches holds
- * at most 64 blocks and, together, the blocks' 8,192 transactions (receipts: 8,192 receipts), about
- * 20 MB for each at ~2.5 kB per decoded transaction or receipt: counting blocks alone let 256 full
- * blocks pin ~500 MB (README, "Memory").
+ * at most 64 blocks and, together, the blocks' 8,192 transactions (receipts: 8,192 receipts): ~11 MB
+ * of decoded transactions (~1.4 kB each) and ~10 MB of receipts (~1.2 kB each). Counting blocks alone,
+ * 256 of them, let full blocks pin ~600 MB at 300 transfers a second (README, "Memory").
  */
 export const BLOCK_CACHE_LIMITS: CacheLimits = { entries: 64, weight: 8_192 };
 
