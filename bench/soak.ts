@@ -5,6 +5,7 @@
  *
  *   npm run build && node dist/bench/soak.js [--minutes=60] [--rate=300] [--senders=30] [--read-rate=50]
  */
+import { createWriteStream } from 'node:fs';
 import { parseFlags } from './lib/args.js';
 import { onCleanup, runBenchmark } from './lib/cleanup.js';
 import { startBenchNode } from './lib/dev-node.js';
@@ -23,6 +24,7 @@ const flags = parseFlags('dist/bench/soak.js', {
   window: { default: 30, min: 1, description: 'minutes at the end over which growth is judged (at most half the run)' },
   'max-growth': { default: 5, min: 0, description: 'pass when RSS grew less than this many % over the window' },
   'p2p-disabled': { default: false, description: 'run the node with --p2p-enabled=false (default: devp2p on, as a node runs by default, on a free loopback port and without peers)' },
+  'node-log': { default: '', description: "write everything the node prints into this file (for a run that fails)" },
   'memory-lines': { default: false, description: "also print the node's own memory lines (heap totals included)" },
   'rpc-http-workers': { default: 0, min: 0, description: 'node HTTP worker threads (0: the node default)' },
   'max-seconds': { default: 0, min: 0, description: 'ceiling on the whole run (0: the load time plus 10 minutes)' },
@@ -52,12 +54,15 @@ async function main(): Promise<void> {
   let latestHeaps = new Map<string, ThreadFigures>();
   const workers = flags['rpc-http-workers'];
   log(`starting a dev node that logs its memory every minute`);
+  const nodeLog = flags['node-log'] ? createWriteStream(flags['node-log']) : undefined;
+  if (nodeLog) onCleanup('node log', () => new Promise<void>((resolve) => nodeLog.end(resolve)));
   const node = await startBenchNode({
     args: workers > 0 ? [`--rpc-http-workers=${workers}`] : [],
     p2p: !flags['p2p-disabled'],
     // With gc exposed, each memory report collects garbage first: heap used is what a thread holds.
     env: { BASALT_MEMORY_LOG_INTERVAL: '60', NODE_OPTIONS: [process.env.NODE_OPTIONS, '--expose-gc'].filter(Boolean).join(' ') },
     onLine: (line) => {
+      nodeLog?.write(`${line}\n`);
       const memory = parseNodeMemory(line);
       if (!memory) return;
       latestHeaps = new Map(memory.threads.map(({ thread, memory: m }) => [thread, { heapUsed: m.heapUsedBytes / MB, external: m.externalBytes / MB }]));
