@@ -11,8 +11,12 @@ export interface BenchNodeOptions {
   args?: string[];
   /** When set, the node runs with `--cpu-prof` and writes one profile per thread into this directory. */
   cpuProfileDir?: string;
-  /** devp2p on a free loopback port (off otherwise). */
+  /** devp2p on a free loopback port (off by default: no peer takes part in a benchmark). */
   p2p?: boolean;
+  /** Added to the node's environment. */
+  env?: Record<string, string>;
+  /** Called with every complete line the node prints (stdout and stderr). */
+  onLine?: (line: string) => void;
 }
 
 export interface BenchNode {
@@ -35,7 +39,19 @@ export async function startBenchNode(opts: BenchNodeOptions = {}): Promise<Bench
     p2p: opts.p2p ?? false,
     nodeFlags: opts.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfileDir}`] : [],
     readyTimeoutMs: 60_000,
+    ...(opts.env ? { env: opts.env } : {}),
   });
+  if (opts.onLine) {
+    const onLine = opts.onLine;
+    for (const stream of [node.process.stdout, node.process.stderr]) {
+      let partial = '';
+      stream?.on('data', (d: Buffer) => {
+        const lines = (partial + d.toString()).split('\n');
+        partial = lines.pop()!;
+        for (const line of lines) onLine(line);
+      });
+    }
+  }
   const pid = node.process.pid!;
   const running = (): boolean => node.process.exitCode === null && node.process.signalCode === null;
   let stopping: Promise<void> | undefined;

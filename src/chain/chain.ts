@@ -28,7 +28,7 @@ import { ScratchState, adoptSenders, bodyDigest, canReuse, recoverSenders } from
 import type { BlockValidation, ExecutedBlock } from './block-validation.js';
 import { InvalidBlockError, OMMER_WINDOW, firstLine, validateBody, validateHeader } from './import-rules.js';
 import type { ChainImportRules, ImportRuleOptions } from './import-rules.js';
-import { StateDb } from './state-db.js';
+import { BoundedStateCaches, StateDb } from './state-db.js';
 import { collectRequests, runPreTransactionSystemCalls } from './system-calls.js';
 import { schemaVersionMismatch } from './storage-schema.js';
 import { txCommonFor } from '../shared/ethereum/tx-common.js';
@@ -43,6 +43,15 @@ const YIELD_EVERY_MS = 10;
  * header (about 700 bytes with every post-Prague field), list prefixes and an empty withdrawals list.
  */
 const BLOCK_SIZE_RESERVE = 4096;
+
+/**
+ * The building state's account, storage and code caches carry over from block to block, so that the
+ * next block finds the accounts it touches in memory. They are ethereumjs' ordered maps, which never
+ * evict (an LRU could evict a write before it is flushed): every account and slot a block touched
+ * stayed in memory for good. They are emptied between blocks once they may hold more than this many
+ * entries (README, "Memory").
+ */
+const BUILD_STATE_CACHE_ENTRIES = 50_000;
 
 export interface BuiltBlock {
   block: Block;
@@ -83,6 +92,7 @@ export class Chain {
     readonly store: ChainStore,
     private readonly stateDb: StateDb,
     private readonly buildVm: VM,
+    private readonly buildCaches: BoundedStateCaches,
     /** Reads and simulations (eth_call, eth_estimateGas) run here, never on the building state. */
     readonly readVm: VM,
     /** Makes a VM over a state database the way every VM of this chain is made. */
@@ -98,16 +108,17 @@ export class Chain {
     try {
       const store = new ChainStore(kv, (rlp) => spec.decodeBlock(rlp));
       const stateDb = new StateDb(kv);
-      const newVm = async (db: StateDb): Promise<VM> => {
+      const newVm = async (db: StateDb, caches = new Caches()): Promise<VM> => {
         // Each VM its own lookup: BLOCKHASH follows the branch of the block that VM executes.
         const blockchain = new BlockHashLookup(store);
-        const vm = await createVM({ common: spec.common.copy(), stateManager: await openState(db), blockchain });
+        const vm = await createVM({ common: spec.common.copy(), stateManager: await openState(db, caches), blockchain });
         installPointEvaluation(vm.evm, kzgVerifier.verify);
         return vm;
       };
-      const buildVm = await newVm(stateDb);
+      const buildCaches = new BoundedStateCaches(new Caches(), BUILD_STATE_CACHE_ENTRIES);
+      const buildVm = await newVm(stateDb, buildCaches.caches);
       const readVm = await newVm(stateDb);
-      const chain = new Chain(spec, kv, store, stateDb, buildVm, readVm, newVm, kzgVerifier, options);
+      const chain = new Chain(spec, kv, store, stateDb, buildVm, buildCaches, readVm, newVm, kzgVerifier, options);
       await chain.initialise(location);
       return chain;
     } catch (err) {
@@ -176,7 +187,10 @@ export class Chain {
     if (!equalsBytes(built.block.header.parentHash, this.head.hash)) throw new Error('built block no longer extends the head');
     const header: HeaderData = { ...built.headerData, extraData: sealedExtraData };
     const sealed = this.spec.createBlock(header, [...built.block.transactions], built.block.withdrawals);
-    return this.storeAsHead(sealed, built.receipts);
+    const event = await this.storeAsHead(sealed, built.receipts);
+    // Building flushed every write into the stored batch: nothing in the caches is unwritten now.
+    this.buildCaches.trim();
+    return event;
   }
 
   discardBuilt(): Promise<void> {
@@ -662,9 +676,9 @@ export class Chain {
   }
 }
 
-async function openState(stateDb: StateDb): Promise<MerkleStateManager> {
+async function openState(stateDb: StateDb, caches: Caches): Promise<MerkleStateManager> {
   const trie = await createMPT({ db: stateDb, useKeyHashing: true, valueEncoding: 'view' });
-  return new MerkleStateManager({ trie, caches: new Caches() });
+  return new MerkleStateManager({ trie, caches });
 }
 
 /** The receipts trie root of consensus-encoded receipts. */

@@ -12,8 +12,11 @@ import type { ActorDataOf, ChainActorData, ConsensusActorData, HttpActorData, P2
 import { createHeadBuffer } from '../../shared/shared-memory/head-view.js';
 import { createP2pStatusBuffer } from '../../shared/shared-memory/p2p-status-view.js';
 import { assertNativeUws } from '../../shared/uws-native.js';
+import { errorMessage } from '../../shared/util/errors.js';
 import { Logger, setLogLevel } from '../../shared/util/log.js';
+import type { ThreadMemory } from '../../shared/util/thread-memory.js';
 import type { LogLevel } from '../../shared/util/log.js';
+import { collectNodeMemory, formatNodeMemory, heapSnapshotDir, memoryLogIntervalMs, writeHeapSnapshots } from './memory.js';
 import { resolveNetwork } from './network.js';
 import { assertPortsFree } from './ports.js';
 import { BASALT_VERSION, clientVersion } from './version.js';
@@ -33,6 +36,7 @@ interface RunningActor {
   name: string;
   worker: Worker;
   stop(): Promise<void>;
+  memory(): Promise<ThreadMemory>;
 }
 
 /**
@@ -93,13 +97,15 @@ export async function runNode(options: NodeOptions): Promise<number> {
         void shutdown(1);
       }
     });
-    actors.push({ name, worker, stop: () => control.stop() });
+    actors.push({ name, worker, stop: () => control.stop(), memory: () => control.memory() });
     return control;
   };
 
+  let memoryLog: NodeJS.Timeout | undefined;
   const shutdown = async (code: number): Promise<void> => {
     if (stopping) return;
     stopping = true;
+    clearInterval(memoryLog);
     log.info(code === 0 ? 'Stopping Basalt' : 'Stopping Basalt after a failure');
     // Stop intake first (transports), then the producers, the pool, and the chain last so that it
     // can finish the block in progress and close RocksDB cleanly.
@@ -122,6 +128,15 @@ export async function runNode(options: NodeOptions): Promise<number> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  const snapshotDir = heapSnapshotDir(process.env);
+  const onSnapshotSignal = () => {
+    if (snapshotDir === undefined) return;
+    writeHeapSnapshots(actors, snapshotDir).then(
+      (files) => log.info(`Heap snapshots written: ${files.join(', ')}`),
+      (err: unknown) => log.warn(`Could not write heap snapshots: ${errorMessage(err)}`),
+    );
+  };
+  if (snapshotDir !== undefined) process.on('SIGUSR2', onSnapshotSignal);
 
   try {
     const chainData: ChainActorData = {
@@ -241,6 +256,14 @@ export async function runNode(options: NodeOptions): Promise<number> {
       log.info(`JSON-RPC HTTP service started and listening on ${options.rpcHttpHost}:${httpPort} (${httpWorkers} worker${httpWorkers > 1 ? 's' : ''})`);
     }
     log.info('Basalt is running');
+    const memoryInterval = memoryLogIntervalMs(process.env);
+    if (memoryInterval !== undefined) {
+      memoryLog = setInterval(() => {
+        void collectNodeMemory(actors).then((memory) => {
+          if (!stopping) log.info(formatNodeMemory(memory));
+        });
+      }, memoryInterval);
+    }
   } catch (err) {
     // What went wrong, in one line; the stack only helps a developer.
     log.error(`Failed to start Basalt: ${err instanceof Error ? err.message : String(err)}`);
@@ -251,6 +274,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
   const code = await exited;
   process.off('SIGINT', onSignal);
   process.off('SIGTERM', onSignal);
+  process.off('SIGUSR2', onSnapshotSignal);
   return code;
 }
 
