@@ -119,7 +119,10 @@ exposeControl('transport', {
             log,
             callerFor: (session) =>
               createMethodCaller({ enabledApis: apis, transport, send: createDispatch(local, toActor, hub.handlers(session)) }),
-            onClose: (session) => hub.connectionClosed(session),
+            onClose: (session) => {
+              const dropped = hub.connectionClosed(session);
+              if (dropped > 0) log.debug(`A ${transport === 'ws' ? 'WebSocket' : 'IPC'} connection closed: its ${dropped} subscription(s) dropped`);
+            },
           });
       };
       if (data.ws !== undefined) {

@@ -84,11 +84,11 @@ export class SubscriptionHub {
     };
   }
 
-  /** A connection closed: its subscriptions go with it. */
-  connectionClosed(connection: SubscriberConnection): void {
-    if (this.manager.size === 0) return;
-    this.manager.dropConnection(connection);
-    this.lowerInterest();
+  /** A connection closed: its subscriptions go with it. Answers how many there were. */
+  connectionClosed(connection: SubscriberConnection): number {
+    const dropped = this.manager.dropConnection(connection);
+    if (dropped > 0) this.lowerInterest();
+    return dropped;
   }
 
   get subscriptionCount(): number {

@@ -126,11 +126,13 @@ export class SubscriptionManager {
     return true;
   }
 
-  /** Drops every subscription of a connection that closed. */
-  dropConnection(connection: SubscriberConnection): void {
+  /** Drops every subscription of a connection that closed; answers how many there were. */
+  dropConnection(connection: SubscriberConnection): number {
     const own = this.byConnection.get(connection);
-    if (own === undefined) return;
+    if (own === undefined) return 0;
+    const count = own.size;
     for (const subscription of [...own]) this.remove(subscription);
+    return count;
   }
 
   get size(): number {
