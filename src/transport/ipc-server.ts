@@ -8,9 +8,10 @@
  * crashed is replaced; one a live node answers on is refused. The file is removed on stop.
  */
 import { chmod, lstat, mkdtemp, rename, rmdir, unlink } from 'node:fs/promises';
-import { connect, createServer, type Server, type Socket } from 'node:net';
+import { createServer, type Server, type Socket } from 'node:net';
 import { dirname, join } from 'node:path';
 import { Logger } from '../shared/util/log.js';
+import { answersOnUnixSocket, ipcPathInUseMessage } from '../shared/util/unix-socket.js';
 import { JsonValueSplitter } from './json-splitter.js';
 import { IPC_RULES, parseFailureAnswer } from './jsonrpc-stream.js';
 import type { StreamSession } from './stream-session.js';
@@ -38,18 +39,6 @@ export interface IpcServerHandle {
 
 export class IpcPathError extends Error {}
 
-/** Whether something answers on the Unix socket at `path`. */
-function answersOn(path: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    const probe = connect(path);
-    probe.once('connect', () => {
-      probe.destroy();
-      resolve(true);
-    });
-    probe.once('error', () => resolve(false));
-  });
-}
-
 /** Clears the way for the socket: nothing there, or a stale socket (removed); throws otherwise. */
 async function claimPath(path: string): Promise<void> {
   const existing = await lstat(path).catch((err: NodeJS.ErrnoException) => {
@@ -58,9 +47,7 @@ async function claimPath(path: string): Promise<void> {
   });
   if (existing === undefined) return;
   if (!existing.isSocket()) throw new IpcPathError(`Cannot start JSON-RPC IPC: ${path} exists and is not a socket`);
-  if (await answersOn(path)) {
-    throw new IpcPathError(`Cannot start JSON-RPC IPC: another process is serving ${path} (is another node running on this data path?)`);
-  }
+  if (await answersOnUnixSocket(path)) throw new IpcPathError(ipcPathInUseMessage(path));
   log.info(`Removing the stale IPC socket ${path} left by a node that did not stop cleanly`);
   await unlink(path);
 }

@@ -15,8 +15,9 @@ import { createTransportCounters } from '../../shared/shared-memory/transport-co
 import { assertNativeUws } from '../../shared/uws-native.js';
 import { Logger, setLogLevel } from '../../shared/util/log.js';
 import type { LogLevel } from '../../shared/util/log.js';
-import { resolveNetwork } from './network.js';
+import { resolveNetwork, StartupError } from './network.js';
 import { assertPortsFree } from './ports.js';
+import { answersOnUnixSocket, ipcPathInUseMessage } from '../../shared/util/unix-socket.js';
 import { BASALT_VERSION, clientVersion } from './version.js';
 
 const log = new Logger('Supervisor');
@@ -54,6 +55,9 @@ export async function runNode(options: NodeOptions): Promise<number> {
   ]);
   const dataPath = resolvePath(options.dataPath);
   mkdirSync(dataPath, { recursive: true });
+  const ipcPath = resolvePath(options.rpcIpcPath ?? join(dataPath, 'node.ipc'));
+  // Before anything starts, as for ports: a live node on the IPC path refuses this one (a stale file is replaced later).
+  if (options.rpcIpcEnabled && (await answersOnUnixSocket(ipcPath))) throw new StartupError(ipcPathInUseMessage(ipcPath));
   const logLevel = options.logging as LogLevel;
   const base = { logLevel, genesisJson: network.genesisJson, networkId: options.networkId ?? undefined };
 
@@ -213,7 +217,6 @@ export async function runNode(options: NodeOptions): Promise<number> {
     // With --rpc-ws-port=0 the first thread has the kernel pick the port and the others share it.
     let httpPort = options.rpcHttpPort;
     let wsPort = options.rpcWsPort;
-    const ipcPath = resolvePath(options.rpcIpcPath ?? join(dataPath, 'node.ipc'));
     for (let i = 0; i < transportWorkers; i++) {
       const transportData: TransportActorData = {
         ...base,
