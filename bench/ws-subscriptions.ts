@@ -15,7 +15,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import { getCreateAddress, toBeHex, zeroPadValue } from 'ethers';
-import WebSocket from 'ws';
 import { DEV_ACCOUNTS } from '../test/helpers/dev-accounts.js';
 import { storeAndLogDeployCode } from '../test/helpers/contracts.js';
 import { listeningPort } from '../test/helpers/ws-client.js';
@@ -24,6 +23,7 @@ import { runBenchmark } from './lib/cleanup.js';
 import { startBenchNode, type BenchNode } from './lib/dev-node.js';
 import { fixed, log, printTable } from './lib/format.js';
 import { RpcClient } from './lib/http-client.js';
+import { RawWs } from './lib/raw-ws.js';
 import { MachineMeter } from './lib/proc.js';
 import { accountFromKey, signingCommon, signTx } from './lib/signing.js';
 import { LatencyRecorder, percentile, summarizeLatencies } from './lib/stats.js';
@@ -32,6 +32,8 @@ const flags = parseFlags('dist/bench/ws-subscriptions.js', {
   subscribers: { default: '1,100,1000', description: 'comma-separated newHeads subscriber counts, one connection each' },
   blocks: { default: 10, min: 2, description: 'blocks measured per subscriber count' },
   'logs-subscriptions': { default: 1000, min: 1, description: 'logs subscriptions held during the import measurement' },
+  'skip-import': { default: false, description: 'measure newHeads latency only' },
+  'cpu-prof-dir': { default: '', description: 'run the node with --cpu-prof, profiles into this directory' },
   txs: { default: 600, min: 1, description: 'storeAndLog calls sent during each import measurement (at most 600: 200 per dev account)' },
   'max-seconds': { default: 600, min: 30, description: 'ceiling on the whole run' },
 });
@@ -43,15 +45,19 @@ runBenchmark(main, flags['max-seconds']);
 async function main(): Promise<void> {
   const counts = flags.subscribers.split(',').map((n) => Number(n.trim()));
   const largest = Math.max(...counts);
-  const node = await startBenchNode({ args: ['--rpc-ws-enabled', '--rpc-ws-port=0', `--rpc-ws-max-active-connections=${largest + 100}`] });
+  const node = await startBenchNode({
+    args: ['--rpc-ws-enabled', '--rpc-ws-port=0', `--rpc-ws-max-active-connections=${largest + 100}`],
+    cpuProfileDir: flags['cpu-prof-dir'] || undefined,
+  });
   try {
     const url = `ws://127.0.0.1:${await listeningPort(node.output, 'Websocket')}`;
     const latencyRows: string[][] = [];
     for (const count of counts) latencyRows.push(await measureLatency(node, url, count));
-    const importRows = [await measureImport(node, url, 0), await measureImport(node, url, flags['logs-subscriptions'])];
+    const importRows = flags['skip-import'] ? [] : [await measureImport(node, url, 0), await measureImport(node, url, flags['logs-subscriptions'])];
 
     console.log(`\n=== newHeads: chain's Imported line → notification received (${flags.blocks} blocks each) ===`);
     printTable(['subscribers', 'notifications', 'p50 ms', 'p99 ms', 'max ms', 'p99 of last per block ms', 'machine CPU'], latencyRows);
+    if (importRows.length === 0) return;
     console.log(`\n=== block import lag (slot → Imported line) while ${flags.txs} storeAndLog calls are mined ===`);
     printTable(['logs subscriptions', 'blocks', 'txs', 'mean lag ms', 'max lag ms', 'notifications', 'machine CPU'], importRows);
     console.log('(log line timestamps have millisecond resolution; "machine CPU" is what every process used meanwhile, % of one core, of 2 cores)');
@@ -67,37 +73,32 @@ function importedBlocks(output: string): Map<bigint, { at: number; txs: number }
   return blocks;
 }
 
-function open(url: string): Promise<WebSocket> {
-  return new Promise((resolve, reject) => {
-    const socket = new WebSocket(url, { perMessageDeflate: false });
-    // One listener per eth_subscribe waiting for its answer.
-    socket.setMaxListeners(0);
-    socket.once('open', () => resolve(socket));
-    socket.once('error', reject);
-  });
-}
-
-/** Opens `count` sockets, a few at a time. */
-async function openMany(url: string, count: number): Promise<WebSocket[]> {
-  const sockets: WebSocket[] = [];
-  while (sockets.length < count) sockets.push(...(await Promise.all(Array.from({ length: Math.min(50, count - sockets.length) }, () => open(url)))));
+/** Opens `count` connections, a few at a time. */
+async function openMany(url: string, count: number): Promise<RawWs[]> {
+  const sockets: RawWs[] = [];
+  while (sockets.length < count) sockets.push(...(await Promise.all(Array.from({ length: Math.min(50, count - sockets.length) }, () => RawWs.open(url)))));
   return sockets;
 }
 
-/** Sends eth_subscribe on a socket and resolves with the id. */
-function subscribe(socket: WebSocket, params: unknown[]): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const id = Math.floor(Math.random() * 1e9);
-    const onMessage = (data: WebSocket.RawData): void => {
-      const answer = JSON.parse(String(data)) as { id?: number; result?: string; error?: { message: string } };
-      if (answer.id !== id) return;
-      socket.off('message', onMessage);
-      if (answer.result === undefined) reject(new Error(answer.error?.message ?? 'no result'));
-      else resolve(answer.result);
-    };
-    socket.on('message', onMessage);
-    socket.send(JSON.stringify({ jsonrpc: '2.0', id, method: 'eth_subscribe', params }));
-  });
+/** Subscribes each of `params` on its socket and resolves once every subscription is answered. */
+async function subscribeAll(requests: { socket: RawWs; params: unknown[] }[]): Promise<void> {
+  const waiting = new Map<number, () => void>();
+  const bySocket = new Set(requests.map((r) => r.socket));
+  for (const socket of bySocket) {
+    socket.onMessage(({ text }) => {
+      const id = /^\{"jsonrpc":"2.0","id":(\d+),"result"/.exec(text)?.[1];
+      if (id !== undefined) waiting.get(Number(id))?.();
+    });
+  }
+  await Promise.all(
+    requests.map(
+      ({ socket, params }, id) =>
+        new Promise<void>((resolve) => {
+          waiting.set(id, resolve);
+          socket.send(JSON.stringify({ jsonrpc: '2.0', id, method: 'eth_subscribe', params }));
+        }),
+    ),
+  );
 }
 
 async function measureLatency(node: BenchNode, url: string, count: number): Promise<string[]> {
@@ -107,12 +108,11 @@ async function measureLatency(node: BenchNode, url: string, count: number): Prom
   let done!: () => void;
   const finished = new Promise<void>((resolve) => (done = resolve));
   let first: bigint | undefined;
-  await Promise.all(sockets.map((socket) => subscribe(socket, ['newHeads'])));
+  await subscribeAll(sockets.map((socket) => ({ socket, params: ['newHeads'] })));
   const machine = new MachineMeter();
   for (const socket of sockets) {
-    socket.on('message', (data) => {
-      const at = performance.timeOrigin + performance.now();
-      const match = /"number":"(0x[0-9a-f]+)"/.exec(String(data));
+    socket.onMessage(({ text, at }) => {
+      const match = /"number":"(0x[0-9a-f]+)"/.exec(text);
       if (match === null) return;
       const block = BigInt(match[1]!);
       first ??= block + 1n; // the first block may have been half-delivered when the subscriptions began
@@ -123,7 +123,7 @@ async function measureLatency(node: BenchNode, url: string, count: number): Prom
   }
   await finished;
   const machineCpu = machine.busyCores() * 100;
-  for (const socket of sockets) socket.terminate();
+  for (const socket of sockets) socket.close();
   // The Imported lines reach this process through a pipe: give them a moment to arrive.
   await new Promise((resolve) => setTimeout(resolve, 200));
   const imported = importedBlocks(node.output());
@@ -144,18 +144,19 @@ async function measureLatency(node: BenchNode, url: string, count: number): Prom
 async function measureImport(node: BenchNode, url: string, subscriptions: number): Promise<string[]> {
   log(`import with ${subscriptions} logs subscription(s)`);
   const rpc = new RpcClient('127.0.0.1', node.port);
-  const sockets: WebSocket[] = [];
+  const sockets: RawWs[] = [];
   try {
     const contract = await deployStoreAndLog(rpc);
     let notifications = 0;
     if (subscriptions > 0) {
       sockets.push(...(await openMany(url, 20)));
-      for (const socket of sockets) socket.on('message', (data) => (String(data).includes('eth_subscription') ? notifications++ : 0));
-      await Promise.all(
-        Array.from({ length: subscriptions }, (_, i) =>
-          subscribe(sockets[i % sockets.length]!, ['logs', { address: i === 0 ? contract : `0x${randomBytes(20).toString('hex')}` }]),
-        ),
+      await subscribeAll(
+        Array.from({ length: subscriptions }, (_, i) => ({
+          socket: sockets[i % sockets.length]!,
+          params: ['logs', { address: i === 0 ? contract : `0x${randomBytes(20).toString('hex')}` }],
+        })),
       );
+      for (const socket of sockets) socket.onMessage(({ text }) => (text.includes('eth_subscription') ? notifications++ : 0));
     }
     // The three dev accounts send in turn: the pool keeps at most 200 nonces ahead per sender.
     const senders = DEV_ACCOUNTS.map((account) => accountFromKey(account.privateKey));
@@ -198,7 +199,7 @@ async function measureImport(node: BenchNode, url: string, subscriptions: number
     log(`  ${lags.length} blocks, ${mined} txs, lag mean ${fixed(mean, 0)} ms, max ${fixed(Math.max(...lags), 0)} ms, ${notifications} notifications`);
     return [String(subscriptions), String(lags.length), String(mined), fixed(mean, 0), fixed(Math.max(...lags), 0), String(notifications), `${fixed(machineCpu, 0)}%`];
   } finally {
-    for (const socket of sockets) socket.terminate();
+    for (const socket of sockets) socket.close();
     rpc.close();
   }
 }

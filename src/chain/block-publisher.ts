@@ -10,7 +10,7 @@
  * that subscribed to nothing costs nothing, and with no transport interested nothing is read.
  */
 import type { Block } from '@ethereumjs/block';
-import { bytesToHex } from '@ethereumjs/util';
+import { bytesToHex, equalsBytes } from '@ethereumjs/util';
 import type { CanonicalBlocksEvent, ChainSubscriptionInterest, NewHeadEvent, PublishedBlock, PublishedLog } from '../shared/actors/messages.js';
 import type { StoredReceipt } from '../shared/ethereum/chain-records.js';
 import { formatBlock, formatFilterLog } from '../shared/rpc/format.js';
@@ -80,7 +80,11 @@ export class BlockPublisher {
       removed.push({ number: block.header.number, logs: wanted.logs ? await this.logsOf(block, hash, true) : [] });
     }
     const added: PublishedBlock[] = [];
-    for (const hash of event.addedBlocks) added.push(await this.publishedBlock(await this.blockOf(hash), hash, wanted));
+    for (const hash of event.addedBlocks) {
+      // The head's total difficulty comes with the event; other added blocks' from the store.
+      const isHead = equalsBytes(hash, event.head.hash);
+      added.push(await this.publishedBlock(await this.blockOf(hash), hash, wanted, isHead ? event.head.totalDifficulty : undefined));
+    }
     const published: CanonicalBlocksEvent = { removed, added };
     for (const [transport] of targets) this.emit(transport, published);
   }
@@ -91,10 +95,10 @@ export class BlockPublisher {
     return block;
   }
 
-  private async publishedBlock(block: Block, hash: Uint8Array, wanted: ChainSubscriptionInterest): Promise<PublishedBlock> {
+  private async publishedBlock(block: Block, hash: Uint8Array, wanted: ChainSubscriptionInterest, knownTotalDifficulty?: bigint): Promise<PublishedBlock> {
     const published: PublishedBlock = { number: block.header.number, logs: wanted.logs ? await this.logsOf(block, hash, false) : [] };
     if (!wanted.newHeads && !wanted.newHeadsWithTransactions) return published;
-    const totalDifficulty = (await this.store.getTotalDifficulty(hash)) ?? 0n;
+    const totalDifficulty = knownTotalDifficulty ?? (await this.store.getTotalDifficulty(hash)) ?? 0n;
     const size = block.serialize().length;
     if (wanted.newHeads) published.header = JSON.stringify(formatBlock(block, { fullTransactions: false, hash, totalDifficulty, size }));
     if (wanted.newHeadsWithTransactions) {

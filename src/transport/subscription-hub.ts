@@ -8,7 +8,6 @@
  * acknowledge, so every block or transaction that comes after the answer reaches the new subscription.
  * Interest drops again (without waiting) when the last subscription of a kind goes.
  */
-import { isDeepStrictEqual } from 'node:util';
 import type { CanonicalBlocksEvent, ChainSubscriptionInterest, PendingTransactionsEvent, PoolSubscriptionInterest } from '../shared/actors/messages.js';
 
 import type { SubscribeParams } from '../shared/rpc/methods/subscription-methods.js';
@@ -29,6 +28,11 @@ export interface SubscriptionHubDeps {
   poolInterest(interest: PoolSubscriptionInterest): Promise<void>;
 }
 
+
+/** Whether two interests (objects of the same boolean flags) are equal. */
+function sameFlags<T extends object>(a: T, b: T): boolean {
+  return (Object.keys(a) as (keyof T)[]).every((key) => a[key] === b[key]);
+}
 
 /** What one more subscription with `params` adds to `interest`. */
 function withSubscription(interest: SubscriptionInterest, params: SubscribeParams): SubscriptionInterest {
@@ -128,11 +132,11 @@ export class SubscriptionHub {
     let interest = this.manager.interest();
     for (const params of this.pending) interest = withSubscription(interest, params);
     const waits: Promise<void>[] = [];
-    if (!isDeepStrictEqual(interest.chain, this.sentChain)) {
+    if (!sameFlags(interest.chain, this.sentChain)) {
       this.sentChain = interest.chain;
       waits.push(this.deps.chainInterest(interest.chain));
     }
-    if (!isDeepStrictEqual(interest.pool, this.sentPool)) {
+    if (!sameFlags(interest.pool, this.sentPool)) {
       this.sentPool = interest.pool;
       waits.push(this.deps.poolInterest(interest.pool));
     }
