@@ -126,7 +126,7 @@ function writeJson(res: HttpResponse, status: number, body: string, headers: Htt
   res.end(body);
 }
 
-function writeAnswer(res: HttpResponse, answer: HttpAnswer): void {
+export function writeAnswer(res: HttpResponse, answer: HttpAnswer): void {
   res.writeStatus(`${answer.status} ${answer.reason}`);
   writeHeaders(res, answer.headers);
   res.end(answer.body, answer.closeConnection);

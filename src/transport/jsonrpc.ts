@@ -6,7 +6,7 @@
  * enablement, param-count and param parsing, then a hop to the owning actor.
  */
 import { RpcErrors, toRpcErrorObject } from '../shared/rpc/errors.js';
-import { lookupMethod, type MethodName, type Owner } from '../shared/rpc/registry.js';
+import { lookupMethod, type JsonRpcTransport, type MethodName, type Owner } from '../shared/rpc/registry.js';
 import type { Json, RpcErrorObject, Wire } from '../shared/rpc/types.js';
 
 export type RpcOutcome = { result: Json } | { error: RpcErrorObject };
@@ -400,6 +400,15 @@ export async function handleJsonRpcBody(body: string, ctx: JsonRpcContext): Prom
   if (ctx.maxBatchSize > 0 && batch.length > ctx.maxBatchSize) {
     return { status: 200, body: responseText(NULL_ID, { error: RpcErrors.EXCEEDS_RPC_MAX_BATCH_SIZE }) };
   }
+  return { status: 200, body: `[${(await executeBatch(batch, body, ctx.call)).join(',')}]` };
+}
+
+/**
+ * The response texts of a batch's entries, in request order: entries run one after the other, a
+ * non-object entry answers Invalid Request, a notification answers nothing. `body` is the text the
+ * batch was parsed from (numeric ids are echoed from it).
+ */
+export async function executeBatch(batch: readonly unknown[], body: string, call: RpcCaller): Promise<string[]> {
   const needsIdSources = batch.some((entry) => isPlainObject(entry) && typeof entry.id === 'number');
   const idSources = needsIdSources ? new IdScanner(body).idsOfArray() : [];
   const texts: string[] = [];
@@ -409,11 +418,26 @@ export async function handleJsonRpcBody(body: string, ctx: JsonRpcContext): Prom
       texts.push(responseText(NULL_ID, INVALID_REQUEST));
       continue;
     }
-    const response = await executeRequest(entry, idSources[i], ctx.call);
+    const response = await executeRequest(entry, idSources[i], call);
     if (response !== undefined) texts.push(responseText(response.id, response.outcome));
   }
-  return { status: 200, body: `[${texts.join(',')}]` };
+  return texts;
 }
+
+/** The compact response text of one request object, or undefined for a notification. */
+export async function executeSingle(request: Record<string, unknown>, body: string, call: RpcCaller): Promise<string | undefined> {
+  const idSource = typeof request.id === 'number' ? new IdScanner(body).idOfObject() : undefined;
+  const response = await executeRequest(request, idSource, call);
+  return response === undefined ? undefined : responseText(response.id, response.outcome);
+}
+
+/** A response with id null carrying `error` (transport-level failures). */
+export function errorResponseText(error: RpcErrorObject): string {
+  return responseText(NULL_ID, { error });
+}
+
+/** The message-stream transports (jsonrpc-stream.ts) parse with the HTTP body rules. */
+export { parseBody as parseJsonRpcText };
 
 // ---------------------------------------------------------------------------------------------
 // Method dispatch glue
@@ -425,6 +449,8 @@ export type Dispatch = (owner: Owner, method: MethodName, params: Wire) => Promi
 export interface MethodCallerOptions {
   /** API groups enabled on this transport (`--rpc-http-api`), e.g. `['ETH', 'NET', 'WEB3']`. */
   enabledApis: readonly string[];
+  /** Which transport calls (default HTTP): methods served only over others are "Method not found" on it. */
+  transport?: JsonRpcTransport;
   send: Dispatch;
 }
 
@@ -437,12 +463,14 @@ export function createMethodCaller(options: MethodCallerOptions): RpcCaller {
   const enabled = new Set<string>(options.enabledApis);
   if (enabled.size > 0) enabled.add('RPC');
   const { send } = options;
+  const transport = options.transport ?? 'http';
 
   return async (name, rawParams) => {
     const method = lookupMethod(name);
     // Besu answers "not enabled" for any of its method names whose group is off; a method Basalt does
     // not serve at all is "not found" instead, since no option would make it answer.
     if (method === undefined) return { error: RpcErrors.METHOD_NOT_FOUND };
+    if (method.transports !== undefined && !method.transports.includes(transport)) return { error: RpcErrors.METHOD_NOT_FOUND };
     if (!enabled.has(method.group)) return { error: RpcErrors.METHOD_NOT_ENABLED };
     if (method.exactParamCount !== undefined && rawParams.length !== method.exactParamCount) {
       return { error: RpcErrors.INVALID_PARAM_COUNT };

@@ -8,17 +8,25 @@ import { createTxFromRLP } from '@ethereumjs/tx';
 import { bytesToHex, hexToBytes } from '@ethereumjs/util';
 import type { ChannelHandlers } from '../shared/actors/channel.js';
 import type { ConsensusTxPool, P2pTxPool, TransportTxPool, TxPoolChain } from '../shared/actors/channels.js';
-import type { AccountSnapshot, GossipTx, HeadInfo, NewHeadEvent, RejectedTx } from '../shared/actors/messages.js';
+import type {
+  AccountSnapshot,
+  GossipTx,
+  HeadInfo,
+  NewHeadEvent,
+  PendingTransactionsEvent,
+  PoolSubscriptionInterest,
+  RejectedTx,
+} from '../shared/actors/messages.js';
 import { createChainCommon } from '../shared/ethereum/common.js';
 import type { DecodedTx, TxRules } from '../shared/ethereum/decoded-tx.js';
 import type { Genesis } from '../shared/ethereum/genesis.js';
 import { serveMethods } from '../shared/rpc/dispatch.js';
 import { RpcError, RpcErrors } from '../shared/rpc/errors.js';
 import { FilterRegistry } from '../shared/rpc/filter-registry.js';
-import { formatPendingTransaction } from '../shared/rpc/format.js';
+import { formatPendingTransaction, formatPendingTransactionDetail } from '../shared/rpc/format.js';
 import { matchesPendingFilters } from '../shared/rpc/pending-filter.js';
 import type { MethodHandlers } from '../shared/rpc/registry.js';
-import type { Json, RpcErrorObject } from '../shared/rpc/types.js';
+import type { Json, RpcErrorObject, Wire } from '../shared/rpc/types.js';
 import { errorMessage } from '../shared/util/errors.js';
 import type { Logger } from '../shared/util/log.js';
 import { perTick } from '../shared/util/per-tick.js';
@@ -39,12 +47,17 @@ export interface TxPoolActorDeps {
   accounts(addresses: Uint8Array[]): Promise<{ head: HeadInfo; accounts: AccountSnapshot[] }>;
   /** Transactions just admitted, once per tick, to gossip to peers. */
   gossip?(txs: GossipTx[]): void;
-  /**
-   * Transactions that left the pool without being mined (replaced, evicted, made stale, found
-   * invalid): what `droppedPendingTransactions` subscriptions will announce.
-   */
-  onDropped?(txs: readonly DecodedTx[], reason: DropReason): void;
+  /** Where the transports' subscriptions hear of the pool, transport number `transport` being its channel's index. */
+  transports?: PoolPublication;
   log: Logger;
+}
+
+/** The pool's events for the transports' subscriptions; each goes only to transports that declared an interest. */
+export interface PoolPublication {
+  /** Transactions just added to the pool, once per tick (`newPendingTransactions`). */
+  pending(transport: number, event: PendingTransactionsEvent): void;
+  /** Transactions that left the pool without being mined: replaced, evicted, made stale, found invalid. */
+  dropped(transport: number, hashes: string[]): void;
 }
 
 /** An account read at a block: the pool tells reads at its head from reads racing a block import. */
@@ -66,7 +79,6 @@ function javaInstant(epochMs: number): string {
 }
 
 export class TxPoolActor {
-  readonly transport: ChannelHandlers<TransportTxPool, 'txpool'>;
   readonly consensus: ChannelHandlers<ConsensusTxPool, 'txpool'>;
   readonly chain: ChannelHandlers<TxPoolChain, 'txpool'>;
   readonly p2p: ChannelHandlers<P2pTxPool, 'txpool'>;
@@ -82,13 +94,15 @@ export class TxPoolActor {
   private readonly localSenders = new RecentKeys(LOCAL_SENDERS_REMEMBERED);
   /** Pending-transaction filters: hashes of transactions added to the pool since the last poll. */
   private readonly pendingFilters = new FilterRegistry<{ hashes: Uint8Array[]; lastUsed: number }>();
+  private readonly serveRpc: (method: string, params: Wire) => Promise<Json>;
+  /** What each transport's subscriptions want from the pool; transports that want nothing are absent. */
+  private readonly interests = new Map<number, PoolSubscriptionInterest>();
 
   constructor(private readonly deps: TxPoolActorDeps) {
     this.pool = new TransactionPool({ ...deps.pool }, (txs, reason) => this.announceDropped(txs, reason));
     this.common = createChainCommon(deps.genesis);
     this.blockPeriod = BigInt(deps.genesis.qbft?.blockPeriodSeconds ?? 1);
-    const serve = serveMethods('txpool', this.rpcHandlers());
-    this.transport = { rpc: ({ method, params }) => serve(method, params) };
+    this.serveRpc = serveMethods('txpool', this.rpcHandlers());
     this.consensus = {
       select: ({ maxCount, gasLimit, baseFee }) =>
         this.pool
@@ -112,6 +126,18 @@ export class TxPoolActor {
           return tx ? [tx.raw] : [];
         }),
       unknownTransactions: ({ hashes }) => hashes.filter((hash) => !this.pool.getByHash(hash)),
+    };
+  }
+
+  /** What transport number `index` may ask: its JSON-RPC calls, and what its subscriptions need. */
+  transportHandlers(index: number): ChannelHandlers<TransportTxPool, 'txpool'> {
+    return {
+      rpc: ({ method, params }) => this.serveRpc(method, params),
+      subscriptionInterest: (interest) => {
+        if (interest.pending || interest.pendingDetails || interest.dropped) this.interests.set(index, interest);
+        else this.interests.delete(index);
+        return null;
+      },
     };
   }
 
@@ -183,8 +209,24 @@ export class TxPoolActor {
     const hashes = txs.slice(0, HASHES_PER_LOG_LINE).map((tx) => bytesToHex(tx.hash));
     const more = txs.length > HASHES_PER_LOG_LINE ? ` and ${txs.length - HASHES_PER_LOG_LINE} more` : '';
     this.deps.log.debug(`Dropped ${txs.length} pending transaction(s) (${reason}): ${hashes.join(', ')}${more}`);
-    this.deps.onDropped?.(txs, reason);
+    const publication = this.deps.transports;
+    if (publication === undefined) return;
+    let hashesHex: string[] | undefined;
+    for (const [transport, interest] of this.interests) {
+      if (interest.dropped) publication.dropped(transport, (hashesHex ??= txs.map((tx) => bytesToHex(tx.hash))));
+    }
   }
+
+  /** Transactions added in this tick, for the transports' `newPendingTransactions` subscriptions. */
+  private readonly publishPending = perTick<DecodedTx>((txs) => {
+    const publication = this.deps.transports;
+    if (publication === undefined) return;
+    const wanting = [...this.interests].filter(([, interest]) => interest.pending || interest.pendingDetails);
+    if (wanting.length === 0) return;
+    const event: PendingTransactionsEvent = { hashes: txs.map((tx) => bytesToHex(tx.hash)) };
+    if (wanting.some(([, interest]) => interest.pendingDetails)) event.details = txs.map((tx) => JSON.stringify(formatPendingTransactionDetail(tx)));
+    for (const [transport] of wanting) publication.pending(transport, event);
+  });
 
   /**
    * Decodes, checks and pools one transaction (from JSON-RPC when `local`, else from a peer); throws
@@ -214,6 +256,7 @@ export class TxPoolActor {
     if (local) this.localSenders.add(bytesToHex(tx.sender));
     for (const filter of this.pendingFilters.all()) filter.hashes.push(tx.hash);
     if (this.deps.gossip) this.gossipToPeers({ hash: tx.hash, type: tx.type, raw: tx.raw });
+    if (this.interests.size > 0) this.publishPending(tx);
     return tx.hash;
   }
 

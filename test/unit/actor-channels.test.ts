@@ -22,7 +22,11 @@ test('a request declared on the edge is served; one declared elsewhere is refuse
   const { port1, port2 } = new MessageChannel();
   const served: string[] = [];
   // The chain end of transport→chain, handed a table that also holds a block-import handler.
-  const handlers = { rpc: () => (served.push('rpc'), 'answer'), importCommitted: () => (served.push('importCommitted'), null) };
+  const handlers = {
+    rpc: () => (served.push('rpc'), 'answer'),
+    subscriptionInterest: () => null,
+    importCommitted: () => (served.push('importCommitted'), null),
+  };
   openChannel(TRANSPORT_CHAIN, 'chain', port2).serve(handlers);
   const transport = openChannel(TRANSPORT_CHAIN, 'transport', port1);
   t.is(await transport.request('rpc', { method: 'eth_blockNumber', params: null }), 'answer');
