@@ -46,7 +46,7 @@ export class ChainActor {
   ) {
     const rpc = new ChainRpc(chain, { ...options.rpc, pendingNonce: options.pendingNonce });
     const serve = serveMethods('chain', rpc.handlers);
-    this.transport = { rpc: ({ method, params }) => serve(method, params) };
+    this.transport = { rpc: ({ method, params }) => serve(method, params), ...rpc.bulkReads };
     this.txpool = {
       head: () => chain.getHead(),
       accounts: async ({ addresses }) => {

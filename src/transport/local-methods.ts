@@ -31,6 +31,8 @@ export interface LocalMethodsContext {
   ethProtocolVersion?: number;
   /** Where JSON-RPC HTTP and devp2p listen, for net_services. */
   jsonRpc?: { host: string; port: number };
+  /** Where GraphQL HTTP listens, when enabled (net_services' `graphQL`). */
+  graphql?: { host: string; port: number };
   /** The advertised devp2p host and the port the p2p actor listens on; absent when P2P is off. */
   p2p?: { host: string; port: number };
 }
@@ -70,6 +72,7 @@ export function createLocalMethods(ctx: LocalMethodsContext): LocalMethods {
       const services: { [name: string]: Json } = {};
       if (ctx.jsonRpc !== undefined) services.jsonrpc = { host: ctx.jsonRpc.host, port: String(ctx.jsonRpc.port) };
       if (ctx.p2pEnabled && ctx.p2p !== undefined) services.p2p = { host: ctx.p2p.host, port: String(ctx.p2p.port) };
+      if (ctx.graphql !== undefined) services.graphQL = { host: ctx.graphql.host, port: String(ctx.graphql.port) };
       return services;
     },
     admin_changeLogLevel: ({ level }) => {

@@ -18,6 +18,7 @@ import { blockHandlers } from './block-handlers.js';
 import { feeHandlers } from './fee-handlers.js';
 import { logHandlers } from './log-handlers.js';
 import { debugHandlers } from './debug-handlers.js';
+import { bulkReads, type BulkReads } from './bulk-reads.js';
 
 export interface ChainRpcOptions {
   /** Gas given to simulations that name none, and the most they may use; 0 = the block gas limit. */
@@ -97,9 +98,12 @@ export class ChainRpcContext {
 
 export class ChainRpc {
   readonly handlers: MethodHandlers<'chain'>;
+  /** What transports that read in bulk (GraphQL) ask besides JSON-RPC methods. */
+  readonly bulkReads: BulkReads;
 
   constructor(chain: Chain, options: ChainRpcOptions) {
     const context = new ChainRpcContext(chain, options);
+    this.bulkReads = bulkReads(context);
     this.handlers = {
       ...stateHandlers(context),
       ...blockHandlers(context),

@@ -87,6 +87,7 @@ function applyCrossOptionRules(values: Map<OptionKey, unknown>, specified: Reado
   const enabledPorts = [
     ...(get<boolean>('p2pEnabled') ? [get<number>('p2pPort')] : []),
     ...(get<boolean>('rpcHttpEnabled') ? [get<number>('rpcHttpPort')] : []),
+    ...(get<boolean>('graphqlHttpEnabled') ? [get<number>('graphqlHttpPort')] : []),
   ];
   const clash = portClash(enabledPorts);
   if (clash !== undefined) throw clash;
@@ -209,6 +210,11 @@ function disabledServiceWarnings(options: NodeOptions): string[] {
         'rpcHttpApi', 'rpcHttpCorsOrigins', 'rpcHttpHost', 'rpcHttpPort', 'rpcHttpMaxActiveConnections',
         'rpcHttpMaxBatchSize', 'rpcHttpMaxRequestContentLength', 'rpcHttpWorkers',
       ],
+    },
+    {
+      enabledBy: '--graphql-http-enabled',
+      enabled: options.graphqlHttpEnabled,
+      dependents: ['graphqlHttpCorsOrigins', 'graphqlHttpHost', 'graphqlHttpPort', 'graphqlMaxQueryComplexity', 'graphqlMaxQueryDepth'],
     },
     {
       enabledBy: '--p2p-enabled',

@@ -43,11 +43,12 @@ interface RunningActor {
 export async function runNode(options: NodeOptions): Promise<number> {
   setLogLevel(options.logging as LogLevel);
   for (const warning of dependencyWarnings(options)) log.warn(warning);
-  if (options.rpcHttpEnabled) assertNativeUws();
+  if (options.rpcHttpEnabled || options.graphqlHttpEnabled) assertNativeUws();
 
   const network = resolveNetwork(options);
   await assertPortsFree([
     ...(options.rpcHttpEnabled ? [{ host: options.rpcHttpHost, port: options.rpcHttpPort }] : []),
+    ...(options.graphqlHttpEnabled ? [{ host: options.graphqlHttpHost, port: options.graphqlHttpPort }] : []),
     ...(options.p2pEnabled ? [{ host: options.p2pInterface, port: options.p2pPort, udp: options.discoveryEnabled }] : []),
   ]);
   const dataPath = resolvePath(options.dataPath);
@@ -55,7 +56,8 @@ export async function runNode(options: NodeOptions): Promise<number> {
   const logLevel = options.logging as LogLevel;
   const base = { logLevel, genesisJson: network.genesisJson, networkId: options.networkId ?? undefined };
 
-  const httpWorkers = options.rpcHttpEnabled ? options.rpcHttpWorkers : 0;
+  // The transport workers serve JSON-RPC and GraphQL over HTTP, each port when it is enabled.
+  const httpWorkers = options.rpcHttpEnabled || options.graphqlHttpEnabled ? options.rpcHttpWorkers : 0;
   // One MessageChannel per edge of the actor graph (src/shared/actors/channels.ts); port1 goes to the
   // first actor the edge names, port2 to the second. The p2p actor and its edges exist only with
   // --p2p-enabled (the default).
@@ -206,21 +208,40 @@ export async function runNode(options: NodeOptions): Promise<number> {
     };
     await spawn('consensus', 'consensus', consensusData).start();
 
-    // With --rpc-http-port=0 the first worker picks the port and the others share it.
+    // With port 0 the first worker picks the port and the others share it.
     let httpPort = options.rpcHttpPort;
+    let graphqlPort = options.graphqlHttpPort;
     for (let i = 0; i < httpWorkers; i++) {
       const httpData: HttpActorData = {
         ...base,
         actor: 'transport',
-        server: {
-          host: options.rpcHttpHost,
-          port: httpPort,
-          hostAllowlist: options.hostAllowlist,
-          corsOrigins: options.rpcHttpCorsOrigins,
-          maxRequestContentLength: options.rpcHttpMaxRequestContentLength,
-          maxBatchSize: options.rpcHttpMaxBatchSize,
-          prettyPrint: options.jsonPrettyPrintEnabled,
-        },
+        ...(options.rpcHttpEnabled
+          ? {
+              server: {
+                host: options.rpcHttpHost,
+                port: httpPort,
+                hostAllowlist: options.hostAllowlist,
+                corsOrigins: options.rpcHttpCorsOrigins,
+                maxRequestContentLength: options.rpcHttpMaxRequestContentLength,
+                maxBatchSize: options.rpcHttpMaxBatchSize,
+                prettyPrint: options.jsonPrettyPrintEnabled,
+              },
+            }
+          : {}),
+        ...(options.graphqlHttpEnabled
+          ? {
+              graphql: {
+                host: options.graphqlHttpHost,
+                port: graphqlPort,
+                hostAllowlist: options.hostAllowlist,
+                corsOrigins: options.graphqlHttpCorsOrigins,
+                maxRequestContentLength: options.rpcHttpMaxRequestContentLength,
+                timeoutSeconds: 30,
+                maxQueryComplexity: options.graphqlMaxQueryComplexity,
+                maxQueryDepth: options.graphqlMaxQueryDepth,
+              },
+            }
+          : {}),
         apis: options.rpcHttpApi,
         chainId: network.chainId,
         clientVersion: clientVersion(options.identity),
@@ -234,11 +255,13 @@ export async function runNode(options: NodeOptions): Promise<number> {
           ...(transportP2p[i] ? { p2p: transportP2p[i]!.port1 } : {}),
         },
       };
-      ({ port: httpPort } = await spawn('transport', `http-${i}`, httpData).start());
+      const bound = await spawn('transport', `http-${i}`, httpData).start();
+      httpPort = bound.port ?? httpPort;
+      graphqlPort = bound.graphqlPort ?? graphqlPort;
     }
-    if (httpWorkers > 0) {
-      log.info(`JSON-RPC HTTP service started and listening on ${options.rpcHttpHost}:${httpPort} (${httpWorkers} worker${httpWorkers > 1 ? 's' : ''})`);
-    }
+    const workersText = `${httpWorkers} worker${httpWorkers > 1 ? 's' : ''}`;
+    if (options.rpcHttpEnabled) log.info(`JSON-RPC HTTP service started and listening on ${options.rpcHttpHost}:${httpPort} (${workersText})`);
+    if (options.graphqlHttpEnabled) log.info(`GraphQL HTTP service started and listening on ${options.graphqlHttpHost}:${graphqlPort} (${workersText})`);
     log.info('Basalt is running');
   } catch (err) {
     // What went wrong, in one line; the stack only helps a developer.

@@ -4,6 +4,7 @@
  * end serves and hears only what its edge declares (channel.ts).
  *
  *   transport ─rpc→ chain | txpool | consensus | p2p
+ *   transport ─blocks, receipts, accounts, logs…→ chain    transport ─pending, transactions→ txpool
  *   txpool ─head, accounts→ chain          chain ─nextNonce→ txpool        chain ⇒ newHead ⇒ txpool
  *   consensus ─build, import…→ chain                                       chain ⇒ newHead ⇒ consensus
  *   consensus ─select, buildRejected→ txpool
@@ -12,10 +13,15 @@
  *   consensus ⇒ istanbulSend ⇒ p2p                                         p2p ⇒ istanbulMessage ⇒ consensus
  */
 import type { Json } from '../rpc/types.js';
+import type { BlockRef } from '../rpc/params.js';
+import type { StoredReceipt } from '../ethereum/chain-records.js';
 import type { HeaderSummary } from '../qbft/validators.js';
 import { declareChannel } from './channel.js';
 import type {
+  AccountRead,
   AccountSnapshot,
+  AccountState,
+  BlockRecord,
   BuildRequest,
   BuiltBlockInfo,
   GossipTx,
@@ -23,11 +29,18 @@ import type {
   HeaderQuery,
   IstanbulReceived,
   IstanbulSend,
+  LogQuery,
+  LogRecord,
+  MinedTransaction,
   NewHeadEvent,
+  PendingView,
   PoolTxForBlock,
   RejectedTx,
   RpcCall,
+  SimulationRequest,
+  SimulationResult,
   SyncImportResult,
+  TransactionRecord,
 } from './messages.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -37,11 +50,64 @@ import type {
 /** A JSON-RPC call to the owning actor: the one request every transport edge carries. */
 type RpcRequest = { from: 'transport'; req: RpcCall; res: Json };
 
-export type TransportChain = { ends: ['transport', 'chain']; requests: { rpc: RpcRequest }; events: Record<never, never> };
-export const TRANSPORT_CHAIN = declareChannel<TransportChain>({ name: 'transport→chain', ends: ['transport', 'chain'], requests: { rpc: 'transport' }, events: {} });
+/**
+ * Besides JSON-RPC calls, the chain answers bulk reads: a transport that resolves many fields of
+ * many blocks for one request (GraphQL) asks for all it needs of one kind in one message.
+ */
+export type TransportChain = {
+  ends: ['transport', 'chain'];
+  requests: {
+    rpc: RpcRequest;
+    /** Blocks with their transactions, by number (canonical) or hash; null for each one not found. */
+    blocks: { from: 'transport'; req: { refs: BlockRef[] }; res: (BlockRecord | null)[] };
+    /** The receipts of blocks, by block hash; null for a block not found. */
+    receipts: { from: 'transport'; req: { blockHashes: Uint8Array[] }; res: (StoredReceipt[] | null)[] };
+    /** Mined transactions by hash, with their block; null for each one not mined on the canonical chain. */
+    transactions: { from: 'transport'; req: { hashes: Uint8Array[] }; res: (MinedTransaction | null)[] };
+    /** Accounts (balance, nonce, and code and storage slots when asked) in the state after blocks. */
+    accounts: { from: 'transport'; req: { reads: AccountRead[] }; res: AccountState[] };
+    /** Canonical logs of a block range that match a filter, oldest first. */
+    logs: { from: 'transport'; req: LogQuery; res: LogRecord[] };
+    /** Blocks' RLP, by hash; null for a block not found. */
+    rawBlocks: { from: 'transport'; req: { hashes: Uint8Array[] }; res: (Uint8Array | null)[] };
+    /** Calls simulated on the state after blocks, in order. */
+    simulations: { from: 'transport'; req: { calls: SimulationRequest[] }; res: SimulationResult[] };
+  };
+  events: Record<never, never>;
+};
+export const TRANSPORT_CHAIN = declareChannel<TransportChain>({
+  name: 'transport→chain',
+  ends: ['transport', 'chain'],
+  requests: {
+    rpc: 'transport',
+    blocks: 'transport',
+    receipts: 'transport',
+    transactions: 'transport',
+    accounts: 'transport',
+    logs: 'transport',
+    rawBlocks: 'transport',
+    simulations: 'transport',
+  },
+  events: {},
+});
 
-export type TransportTxPool = { ends: ['transport', 'txpool']; requests: { rpc: RpcRequest }; events: Record<never, never> };
-export const TRANSPORT_TXPOOL = declareChannel<TransportTxPool>({ name: 'transport→txpool', ends: ['transport', 'txpool'], requests: { rpc: 'transport' }, events: {} });
+export type TransportTxPool = {
+  ends: ['transport', 'txpool'];
+  requests: {
+    rpc: RpcRequest;
+    /** The pending transactions, and how many the pool holds. */
+    pending: { from: 'transport'; req: null; res: PendingView };
+    /** Pooled transactions by hash; null for each one the pool does not hold. */
+    transactions: { from: 'transport'; req: { hashes: Uint8Array[] }; res: (TransactionRecord | null)[] };
+  };
+  events: Record<never, never>;
+};
+export const TRANSPORT_TXPOOL = declareChannel<TransportTxPool>({
+  name: 'transport→txpool',
+  ends: ['transport', 'txpool'],
+  requests: { rpc: 'transport', pending: 'transport', transactions: 'transport' },
+  events: {},
+});
 
 export type TransportConsensus = { ends: ['transport', 'consensus']; requests: { rpc: RpcRequest }; events: Record<never, never> };
 export const TRANSPORT_CONSENSUS = declareChannel<TransportConsensus>({

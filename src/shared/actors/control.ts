@@ -21,8 +21,8 @@ export interface ActorStartInfo {
   consensus: null;
   /** The devp2p port actually bound. */
   p2p: { port: number };
-  /** The port actually bound. */
-  transport: { port: number };
+  /** The ports actually bound: JSON-RPC HTTP and GraphQL HTTP, each when enabled. */
+  transport: { port?: number; graphqlPort?: number };
 }
 
 export type ControlOf<A extends ActorName> = ActorControl<ActorStartInfo[A]>;

@@ -123,9 +123,31 @@ export interface HttpListenConfig {
   timeoutSeconds?: number;
 }
 
+/** Where and how the GraphQL HTTP port listens (`--graphql-http-*`), and its limits. */
+export interface GraphqlListenConfig {
+  host: string;
+  /** 0 picks a free port. */
+  port: number;
+  /** `--host-allowlist`, as on the JSON-RPC port. */
+  hostAllowlist: readonly string[];
+  /** `--graphql-http-cors-origins`. */
+  corsOrigins: readonly string[];
+  /** Bodies over this are refused (413), as on the JSON-RPC port (`--rpc-http-max-request-content-length`). */
+  maxRequestContentLength: number;
+  /** A query still running after this answers 504 (`--Xhttp-timeout-seconds`, 30 as on the JSON-RPC port). */
+  timeoutSeconds: number;
+  /** `--graphql-max-query-complexity` (Besu's 200). */
+  maxQueryComplexity: number;
+  /** `--graphql-max-query-depth` (0: no limit, as Besu). */
+  maxQueryDepth: number;
+}
+
 export interface HttpActorData extends ActorDataBase {
   actor: 'transport';
-  server: HttpListenConfig;
+  /** The JSON-RPC HTTP port; absent when only GraphQL is enabled. */
+  server?: HttpListenConfig;
+  /** The GraphQL HTTP port, served by the same transport workers; absent unless enabled. */
+  graphql?: GraphqlListenConfig;
   apis: readonly string[];
   chainId: bigint;
   clientVersion: string;
