@@ -11,11 +11,15 @@ export interface BenchNodeOptions {
   args?: string[];
   /** When set, the node runs with `--cpu-prof` and writes one profile per thread into this directory. */
   cpuProfileDir?: string;
+  /** GraphQL HTTP on as well (port 0, read back as `graphqlPort`). */
+  graphql?: boolean;
 }
 
 export interface BenchNode {
   port: number;
   url: string;
+  /** The GraphQL HTTP port when asked for. */
+  graphqlPort: number | undefined;
   pid: number;
   /** Everything the node printed. */
   output(): string;
@@ -26,6 +30,7 @@ export interface BenchNode {
 export async function startBenchNode(opts: BenchNodeOptions = {}): Promise<BenchNode> {
   const node = await startNode({
     args: opts.args,
+    graphql: opts.graphql ?? false,
     nodeFlags: opts.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfileDir}`] : [],
     readyTimeoutMs: 60_000,
   });
@@ -42,5 +47,6 @@ export async function startBenchNode(opts: BenchNodeOptions = {}): Promise<Bench
       unregister();
     })());
   const unregister = onCleanup(`dev node pid ${pid}`, stop);
-  return { port: node.port, url: node.url, pid, output: node.output, stop };
+  const graphqlPort = node.graphqlUrl === undefined ? undefined : Number(new URL(node.graphqlUrl).port);
+  return { port: node.port, url: node.url, graphqlPort, pid, output: node.output, stop };
 }

@@ -273,6 +273,13 @@ export const NODE_OPTIONS = [
     description: 'Comma separated origin domain URLs (regular expressions) for CORS validation; all or * for any, none for none',
   }),
   option({
+    names: ['--graphql-http-workers'],
+    key: 'graphqlHttpWorkers',
+    kind: int({ min: 0 }),
+    default: 0,
+    description: 'Worker threads serving GraphQL HTTP alone; 0 to serve it from the JSON-RPC HTTP workers (Basalt)',
+  }),
+  option({
     names: ['--graphql-max-query-complexity'],
     key: 'graphqlMaxQueryComplexity',
     kind: int({ min: 1 }),

@@ -214,7 +214,7 @@ function disabledServiceWarnings(options: NodeOptions): string[] {
     {
       enabledBy: '--graphql-http-enabled',
       enabled: options.graphqlHttpEnabled,
-      dependents: ['graphqlHttpCorsOrigins', 'graphqlHttpHost', 'graphqlHttpPort', 'graphqlMaxQueryComplexity', 'graphqlMaxQueryDepth'],
+      dependents: ['graphqlHttpCorsOrigins', 'graphqlHttpHost', 'graphqlHttpPort', 'graphqlHttpWorkers', 'graphqlMaxQueryComplexity', 'graphqlMaxQueryDepth'],
     },
     {
       enabledBy: '--p2p-enabled',

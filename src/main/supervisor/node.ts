@@ -56,8 +56,10 @@ export async function runNode(options: NodeOptions): Promise<number> {
   const logLevel = options.logging as LogLevel;
   const base = { logLevel, genesisJson: network.genesisJson, networkId: options.networkId ?? undefined };
 
-  // The transport workers serve JSON-RPC and GraphQL over HTTP, each port when it is enabled.
-  const httpWorkers = options.rpcHttpEnabled || options.graphqlHttpEnabled ? options.rpcHttpWorkers : 0;
+  // The transport workers serve JSON-RPC and GraphQL over HTTP, each port when it is enabled: by
+  // default every worker serves both; with --graphql-http-workers, GraphQL has threads of its own.
+  const transportRoles = transportWorkerRoles(options);
+  const httpWorkers = transportRoles.length;
   // One MessageChannel per edge of the actor graph (src/shared/actors/channels.ts); port1 goes to the
   // first actor the edge names, port2 to the second. The p2p actor and its edges exist only with
   // --p2p-enabled (the default).
@@ -212,10 +214,11 @@ export async function runNode(options: NodeOptions): Promise<number> {
     let httpPort = options.rpcHttpPort;
     let graphqlPort = options.graphqlHttpPort;
     for (let i = 0; i < httpWorkers; i++) {
+      const role = transportRoles[i]!;
       const httpData: HttpActorData = {
         ...base,
         actor: 'transport',
-        ...(options.rpcHttpEnabled
+        ...(role.jsonRpc
           ? {
               server: {
                 host: options.rpcHttpHost,
@@ -228,7 +231,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
               },
             }
           : {}),
-        ...(options.graphqlHttpEnabled
+        ...(role.graphql
           ? {
               graphql: {
                 host: options.graphqlHttpHost,
@@ -259,9 +262,12 @@ export async function runNode(options: NodeOptions): Promise<number> {
       httpPort = bound.port ?? httpPort;
       graphqlPort = bound.graphqlPort ?? graphqlPort;
     }
-    const workersText = `${httpWorkers} worker${httpWorkers > 1 ? 's' : ''}`;
-    if (options.rpcHttpEnabled) log.info(`JSON-RPC HTTP service started and listening on ${options.rpcHttpHost}:${httpPort} (${workersText})`);
-    if (options.graphqlHttpEnabled) log.info(`GraphQL HTTP service started and listening on ${options.graphqlHttpHost}:${graphqlPort} (${workersText})`);
+    const workersText = (count: number) => `${count} worker${count > 1 ? 's' : ''}`;
+    const serving = (port: 'jsonRpc' | 'graphql') => transportRoles.filter((role) => role[port]).length;
+    if (options.rpcHttpEnabled) log.info(`JSON-RPC HTTP service started and listening on ${options.rpcHttpHost}:${httpPort} (${workersText(serving('jsonRpc'))})`);
+    if (options.graphqlHttpEnabled) {
+      log.info(`GraphQL HTTP service started and listening on ${options.graphqlHttpHost}:${graphqlPort} (${workersText(serving('graphql'))})`);
+    }
     log.info('Basalt is running');
   } catch (err) {
     // What went wrong, in one line; the stack only helps a developer.
@@ -274,6 +280,19 @@ export async function runNode(options: NodeOptions): Promise<number> {
   process.off('SIGINT', onSignal);
   process.off('SIGTERM', onSignal);
   return code;
+}
+
+/** Which ports each transport worker serves. */
+export function transportWorkerRoles(options: Pick<NodeOptions, 'rpcHttpEnabled' | 'graphqlHttpEnabled' | 'rpcHttpWorkers' | 'graphqlHttpWorkers'>): { jsonRpc: boolean; graphql: boolean }[] {
+  const workers = (count: number, role: { jsonRpc: boolean; graphql: boolean }) => Array.from({ length: count }, () => role);
+  if (options.graphqlHttpEnabled && options.graphqlHttpWorkers > 0) {
+    return [
+      ...workers(options.rpcHttpEnabled ? options.rpcHttpWorkers : 0, { jsonRpc: true, graphql: false }),
+      ...workers(options.graphqlHttpWorkers, { jsonRpc: false, graphql: true }),
+    ];
+  }
+  const shared = options.rpcHttpEnabled || options.graphqlHttpEnabled ? options.rpcHttpWorkers : 0;
+  return workers(shared, { jsonRpc: options.rpcHttpEnabled, graphql: options.graphqlHttpEnabled });
 }
 
 /** Besu writes `--miner-extra-data` (default: the client name and version) left-padded to 32 bytes. */

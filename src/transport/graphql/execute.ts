@@ -88,23 +88,53 @@ function variableError(error: GraphQLError, operation: OperationDefinitionNode):
   return errorJson(text, 'ValidationError', { locations: error.locations });
 }
 
+/** Queries kept parsed and validated: clients send the same few query texts with new variables. */
+const PREPARED_QUERIES = 256;
+/** Longer query texts are not kept. */
+const PREPARED_QUERY_MAX_LENGTH = 16 * 1024;
+
+type Prepared = { document: DocumentNode } | { errors: ErrorJson[] };
+
+function prepare(schema: GraphQLSchema, query: string): Prepared {
+  let document: DocumentNode;
+  try {
+    document = parse(query);
+  } catch (err) {
+    if (err instanceof GraphQLError) return { errors: [syntaxError(err, query)] };
+    throw err;
+  }
+  const invalid = validateQuery(schema, document);
+  return invalid.length > 0 ? { errors: invalid } : { document };
+}
+
 export function createGraphqlService(backend: GraphqlBackend, limits: GraphqlLimits): GraphqlService {
   const schema: GraphQLSchema = buildGraphqlSchema(RESOLVERS);
+  // Parsing and validating depend on the text alone; the most recently used texts are kept.
+  const prepared = new Map<string, Prepared>();
+  const prepareCached = (query: string): Prepared => {
+    const known = prepared.get(query);
+    if (known !== undefined) {
+      prepared.delete(query);
+      prepared.set(query, known);
+      return known;
+    }
+    const fresh = prepare(schema, query);
+    if (query.length <= PREPARED_QUERY_MAX_LENGTH) {
+      prepared.set(query, fresh);
+      if (prepared.size > PREPARED_QUERIES) prepared.delete(prepared.keys().next().value as string);
+    }
+    return fresh;
+  };
   return {
     async run(request, deadline) {
-      let document: DocumentNode;
-      try {
-        document = parse(request.query);
-      } catch (err) {
-        if (err instanceof GraphQLError) return failed(syntaxError(err, request.query));
-        throw err;
-      }
-      const invalid = validateQuery(schema, document);
-      if (invalid.length > 0) return failed(...invalid);
+      const ready = prepareCached(request.query);
+      if ('errors' in ready) return failed(...ready.errors);
+      const { document } = ready;
 
       const selected = selectOperation(document, request.operationName);
       if ('error' in selected) return failed(selected.error);
       const { operation } = selected;
+      if (operation.operation === 'subscription') return failed(errorJson('Schema is not configured for subscriptions.', 'OperationNotSupported'));
       const variables = getVariableValues(schema, operation.variableDefinitions ?? [], request.variables ?? {}, { maxErrors: 1 });
       if (variables.errors !== undefined) return failed(...variables.errors.map((error) => variableError(error, operation)));
 
