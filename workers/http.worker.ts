@@ -52,7 +52,7 @@ exposeControl('transport', {
     };
     // net_services reads the ports at each call: with port 0 they are known once the servers listen.
     const jsonRpc = data.server && { host: data.server.host, port: data.server.port };
-    const graphql = data.graphql && { host: data.graphql.host, port: data.graphql.port };
+    const graphql = data.graphql ? { host: data.graphql.host, port: data.graphql.port } : data.graphqlService;
 
     if (data.graphql !== undefined) {
       const service = createGraphqlService(
@@ -60,7 +60,7 @@ exposeControl('transport', {
         { maxComplexity: data.graphql.maxQueryComplexity, maxDepth: data.graphql.maxQueryDepth },
       );
       graphqlServer = await startGraphqlServer(data.graphql, service);
-      graphql!.port = graphqlServer.port;
+      if (graphql !== undefined) graphql.port = graphqlServer.port;
     }
     if (data.server !== undefined) {
       const local = createLocalMethods({

@@ -47,7 +47,14 @@ test.before(async () => {
   [node, graphqlOnly] = await Promise.all([
     startNode({
       graphql: true,
-      args: ['--host-allowlist=localhost,127.0.0.1,graphql.example', '--graphql-http-cors-origins=http://allowed\\.example', '--min-gas-price=0'],
+      // GraphQL in a transport thread of its own.
+      args: [
+        '--host-allowlist=localhost,127.0.0.1,graphql.example',
+        '--graphql-http-cors-origins=http://allowed\\.example',
+        '--min-gas-price=0',
+        '--rpc-http-workers=1',
+        '--graphql-http-workers=1',
+      ],
     }),
     // Options from the environment and the config file; no JSON-RPC port at all.
     startNode({ graphql: true, jsonRpc: false, args: [`--config-file=${config}`], env: { BASALT_GRAPHQL_MAX_QUERY_COMPLEXITY: '5' } }),
@@ -190,6 +197,13 @@ test('host allow-list: a listed host is served, another refused as on the JSON-R
   const refused = await request(node.graphqlUrl!, { headers: { host: `evil.example:${port}` }, body: '{ chainID }' });
   t.is(refused.status, 403);
   t.is(refused.body, '{"message":"Host not authorized."}');
+});
+
+test('with --graphql-http-workers, JSON-RPC and GraphQL each have their own transport thread', async (t) => {
+  t.regex(node.output(), /JSON-RPC HTTP service started and listening on 127\.0\.0\.1:\d+ \(1 worker\)/);
+  t.regex(node.output(), /GraphQL HTTP service started and listening on 127\.0\.0\.1:\d+ \(1 worker\)/);
+  t.is((await request(node.graphqlUrl!, { body: '{ chainID }' })).status, 200);
+  t.is(await node.rpc('eth_chainId'), '0x539');
 });
 
 test('net_services names the GraphQL port', async (t) => {

@@ -7,6 +7,7 @@ import test from 'ava';
 import { CliUsageError } from '../../src/main/cli/errors.js';
 import { dependencyWarnings, resolveOptions, type Environment } from '../../src/main/cli/resolve.js';
 import { BESU_MAX_QUERY_COMPLEXITY } from '../../src/transport/graphql/limits.js';
+import { transportWorkerRoles } from '../../src/main/supervisor/node.js';
 
 function resolve(argv: string[], env: Environment = {}, toml?: string) {
   const files: Record<string, string> = toml === undefined ? {} : { '/etc/basalt.toml': toml };
@@ -26,6 +27,7 @@ test('defaults: off, 127.0.0.1:8547, no CORS origin, Besu\'s complexity limit, n
   t.deepEqual(options.graphqlHttpCorsOrigins, []);
   t.is(options.graphqlMaxQueryComplexity, BESU_MAX_QUERY_COMPLEXITY);
   t.is(options.graphqlMaxQueryDepth, 0);
+  t.is(options.graphqlHttpWorkers, 0);
 });
 
 const GIVEN = {
@@ -35,11 +37,12 @@ const GIVEN = {
   graphqlHttpCorsOrigins: ['http://a.example', 'http://b.example'],
   graphqlMaxQueryComplexity: 500,
   graphqlMaxQueryDepth: 12,
+  graphqlHttpWorkers: 3,
 };
 
 function picked(options: ReturnType<typeof resolve>) {
-  const { graphqlHttpEnabled, graphqlHttpHost, graphqlHttpPort, graphqlHttpCorsOrigins, graphqlMaxQueryComplexity, graphqlMaxQueryDepth } = options;
-  return { graphqlHttpEnabled, graphqlHttpHost, graphqlHttpPort, graphqlHttpCorsOrigins, graphqlMaxQueryComplexity, graphqlMaxQueryDepth };
+  const { graphqlHttpEnabled, graphqlHttpHost, graphqlHttpPort, graphqlHttpCorsOrigins, graphqlMaxQueryComplexity, graphqlMaxQueryDepth, graphqlHttpWorkers } = options;
+  return { graphqlHttpEnabled, graphqlHttpHost, graphqlHttpPort, graphqlHttpCorsOrigins, graphqlMaxQueryComplexity, graphqlMaxQueryDepth, graphqlHttpWorkers };
 }
 
 test('every option on the command line', (t) => {
@@ -51,6 +54,7 @@ test('every option on the command line', (t) => {
     '--graphql-http-cors-origins=http://a.example,http://b.example',
     '--graphql-max-query-complexity=500',
     '--graphql-max-query-depth=12',
+    '--graphql-http-workers=3',
   ]);
   t.deepEqual(picked(options), GIVEN);
 });
@@ -63,6 +67,7 @@ test('every option in the environment', (t) => {
     BASALT_GRAPHQL_HTTP_CORS_ORIGINS: 'http://a.example,http://b.example',
     BASALT_GRAPHQL_MAX_QUERY_COMPLEXITY: '500',
     BASALT_GRAPHQL_MAX_QUERY_DEPTH: '12',
+    BASALT_GRAPHQL_HTTP_WORKERS: '3',
   });
   t.deepEqual(picked(options), GIVEN);
 });
@@ -78,6 +83,7 @@ test('every option in the config file', (t) => {
       'graphql-http-cors-origins=["http://a.example","http://b.example"]',
       'graphql-max-query-complexity=500',
       'graphql-max-query-depth=12',
+      'graphql-http-workers=3',
     ].join('\n'),
   );
   t.deepEqual(picked(options), GIVEN);
@@ -114,4 +120,21 @@ test('GraphQL options given without --graphql-http-enabled are reported as ignor
     '--graphql-http-port, --graphql-max-query-depth has been ignored because --graphql-http-enabled was not defined on the command line.',
   ]);
   t.deepEqual(dependencyWarnings(resolve(['--graphql-http-enabled', '--graphql-http-port=9547'])), []);
+});
+
+test('transport threads: GraphQL shares the JSON-RPC workers unless it is given its own', (t) => {
+  const shared = { jsonRpc: true, graphql: true };
+  t.deepEqual(transportWorkerRoles(resolve(['--rpc-http-enabled', '--graphql-http-enabled', '--rpc-http-workers=2'])), [shared, shared]);
+  t.deepEqual(transportWorkerRoles(resolve(['--graphql-http-enabled', '--rpc-http-workers=2'])), [
+    { jsonRpc: false, graphql: true },
+    { jsonRpc: false, graphql: true },
+  ]);
+  t.deepEqual(transportWorkerRoles(resolve(['--rpc-http-enabled', '--graphql-http-enabled', '--rpc-http-workers=2', '--graphql-http-workers=1'])), [
+    { jsonRpc: false, graphql: true },
+    { jsonRpc: true, graphql: false },
+    { jsonRpc: true, graphql: false },
+  ]);
+  t.deepEqual(transportWorkerRoles(resolve(['--graphql-http-enabled', '--graphql-http-workers=1'])), [{ jsonRpc: false, graphql: true }]);
+  t.deepEqual(transportWorkerRoles(resolve(['--graphql-http-workers=1'])), [], 'nothing to serve');
+  t.deepEqual(transportWorkerRoles(resolve(['--rpc-http-enabled', '--rpc-http-workers=1', '--graphql-http-workers=1'])), [{ jsonRpc: true, graphql: false }]);
 });

@@ -245,6 +245,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
               },
             }
           : {}),
+        ...(options.graphqlHttpEnabled && !role.graphql ? { graphqlService: { host: options.graphqlHttpHost, port: graphqlPort } } : {}),
         apis: options.rpcHttpApi,
         chainId: network.chainId,
         clientVersion: clientVersion(options.identity),
@@ -286,9 +287,10 @@ export async function runNode(options: NodeOptions): Promise<number> {
 export function transportWorkerRoles(options: Pick<NodeOptions, 'rpcHttpEnabled' | 'graphqlHttpEnabled' | 'rpcHttpWorkers' | 'graphqlHttpWorkers'>): { jsonRpc: boolean; graphql: boolean }[] {
   const workers = (count: number, role: { jsonRpc: boolean; graphql: boolean }) => Array.from({ length: count }, () => role);
   if (options.graphqlHttpEnabled && options.graphqlHttpWorkers > 0) {
+    // GraphQL's first: the JSON-RPC workers name its port in net_services.
     return [
-      ...workers(options.rpcHttpEnabled ? options.rpcHttpWorkers : 0, { jsonRpc: true, graphql: false }),
       ...workers(options.graphqlHttpWorkers, { jsonRpc: false, graphql: true }),
+      ...workers(options.rpcHttpEnabled ? options.rpcHttpWorkers : 0, { jsonRpc: true, graphql: false }),
     ];
   }
   const shared = options.rpcHttpEnabled || options.graphqlHttpEnabled ? options.rpcHttpWorkers : 0;

@@ -148,6 +148,8 @@ export interface HttpActorData extends ActorDataBase {
   server?: HttpListenConfig;
   /** The GraphQL HTTP port, served by the same transport workers; absent unless enabled. */
   graphql?: GraphqlListenConfig;
+  /** Where GraphQL HTTP listens when other workers serve it (`--graphql-http-workers`), for net_services. */
+  graphqlService?: { host: string; port: number };
   apis: readonly string[];
   chainId: bigint;
   clientVersion: string;
