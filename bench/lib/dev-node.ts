@@ -13,6 +13,12 @@ export interface BenchNodeOptions {
   cpuProfileDir?: string;
   /** GraphQL HTTP on as well (port 0, read back as `graphqlPort`). */
   graphql?: boolean;
+  /** devp2p on a free loopback port (off by default: no peer takes part in a benchmark). */
+  p2p?: boolean;
+  /** Added to the node's environment. */
+  env?: Record<string, string>;
+  /** Called with every complete line the node prints (stdout and stderr). */
+  onLine?: (line: string) => void;
 }
 
 export interface BenchNode {
@@ -21,6 +27,10 @@ export interface BenchNode {
   /** The GraphQL HTTP port when asked for. */
   graphqlPort: number | undefined;
   pid: number;
+  /** The devp2p port, when started with `p2p`. */
+  p2pPort?: number;
+  /** False once the process has exited. */
+  running(): boolean;
   /** Everything the node printed. */
   output(): string;
   /** SIGTERM (so CPU profiles get written), SIGKILL after 15 s; removes the data path. Idempotent. */
@@ -31,10 +41,24 @@ export async function startBenchNode(opts: BenchNodeOptions = {}): Promise<Bench
   const node = await startNode({
     args: opts.args,
     graphql: opts.graphql ?? false,
+    p2p: opts.p2p ?? false,
     nodeFlags: opts.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfileDir}`] : [],
     readyTimeoutMs: 60_000,
+    ...(opts.env ? { env: opts.env } : {}),
   });
+  if (opts.onLine) {
+    const onLine = opts.onLine;
+    for (const stream of [node.process.stdout, node.process.stderr]) {
+      let partial = '';
+      stream?.on('data', (d: Buffer) => {
+        const lines = (partial + d.toString()).split('\n');
+        partial = lines.pop()!;
+        for (const line of lines) onLine(line);
+      });
+    }
+  }
   const pid = node.process.pid!;
+  const running = (): boolean => node.process.exitCode === null && node.process.signalCode === null;
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> =>
     (stopping ??= (async () => {
@@ -48,5 +72,5 @@ export async function startBenchNode(opts: BenchNodeOptions = {}): Promise<Bench
     })());
   const unregister = onCleanup(`dev node pid ${pid}`, stop);
   const graphqlPort = node.graphqlUrl === undefined ? undefined : Number(new URL(node.graphqlUrl).port);
-  return { port: node.port, url: node.url, graphqlPort, pid, output: node.output, stop };
+  return { port: node.port, url: node.url, graphqlPort, pid, ...(node.p2pPort === undefined ? {} : { p2pPort: node.p2pPort }), running, output: node.output, stop };
 }

@@ -68,7 +68,7 @@ test('an event is heard only in its declared direction', async (t) => {
   let chainHeard = false;
   chain.on({ ...({ newHead: () => (chainHeard = true) } as object) });
   port1.postMessage({ kind: 'event', type: 'newHead', body: { head: { number: 7n } } });
-  chain.emit('newHead', { head: { number: 9n } as never, removedBlocks: [], addedBlocks: [], includedTxHashes: [], senderNonces: [] });
+  chain.emit('newHead', { head: { number: 9n } as never, removedBlocks: [], addedBlocks: [], includedTxHashes: [], senderNonces: [], removedTransactions: [] });
   await arrived;
   // The wrong-way event was posted first on the same ordered channel, so it has been handled by now.
   t.false(chainHeard);

@@ -74,10 +74,13 @@ function backendOf(chain: Chain): { backend: GraphqlBackend; requests: string[] 
   const rpc = new ChainRpc(chain, { rpcGasCap: 0n, minGasPrice: 0n });
   const serve = serveMethods('chain', rpc.handlers);
   const chainPorts = new MessageChannel();
-  openChannel(TRANSPORT_CHAIN, 'chain', chainPorts.port2).serve({ rpc: ({ method, params }) => serve(method, params), ...rpc.bulkReads });
+  openChannel(TRANSPORT_CHAIN, 'chain', chainPorts.port2).serve({ rpc: ({ method, params }) => serve(method, params), subscriptionInterest: () => null, ...rpc.bulkReads });
   const chainEnd = openChannel(TRANSPORT_CHAIN, 'transport', chainPorts.port1);
   const poolPorts = new MessageChannel();
-  openChannel(TRANSPORT_TXPOOL, 'txpool', poolPorts.port2).serve({ rpc: () => null, pending: () => ({ count: 0, transactions: [] }), transactions: ({ hashes }) => hashes.map(() => null) });
+  openChannel(TRANSPORT_TXPOOL, 'txpool', poolPorts.port2).serve({
+    rpc: () => null,
+    subscriptionInterest: () => null,
+    pending: () => ({ count: 0, transactions: [] }), transactions: ({ hashes }) => hashes.map(() => null) });
   const poolEnd = openChannel(TRANSPORT_TXPOOL, 'transport', poolPorts.port1);
   openPorts.push(chainPorts.port1, poolPorts.port1);
   const requests: string[] = [];

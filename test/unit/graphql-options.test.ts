@@ -122,19 +122,36 @@ test('GraphQL options given without --graphql-http-enabled are reported as ignor
   t.deepEqual(dependencyWarnings(resolve(['--graphql-http-enabled', '--graphql-http-port=9547'])), []);
 });
 
-test('transport threads: GraphQL shares the JSON-RPC workers unless it is given its own', (t) => {
-  const shared = { jsonRpc: true, graphql: true };
-  t.deepEqual(transportWorkerRoles(resolve(['--rpc-http-enabled', '--graphql-http-enabled', '--rpc-http-workers=2'])), [shared, shared]);
-  t.deepEqual(transportWorkerRoles(resolve(['--graphql-http-enabled', '--rpc-http-workers=2'])), [
-    { jsonRpc: false, graphql: true },
-    { jsonRpc: false, graphql: true },
-  ]);
+test('transport threads: GraphQL shares the JSON-RPC threads unless it is given its own, which come first', (t) => {
+  const role = (jsonRpc: boolean, graphql: boolean, ipc = false) => ({ jsonRpc, ipc, graphql });
+  t.deepEqual(transportWorkerRoles(resolve(['--rpc-http-enabled', '--graphql-http-enabled', '--rpc-http-workers=2'])), [role(true, true), role(true, true)]);
+  t.deepEqual(transportWorkerRoles(resolve(['--graphql-http-enabled', '--rpc-http-workers=2'])), [role(false, true), role(false, true)]);
   t.deepEqual(transportWorkerRoles(resolve(['--rpc-http-enabled', '--graphql-http-enabled', '--rpc-http-workers=2', '--graphql-http-workers=1'])), [
-    { jsonRpc: false, graphql: true },
-    { jsonRpc: true, graphql: false },
-    { jsonRpc: true, graphql: false },
+    role(false, true),
+    role(true, false),
+    role(true, false),
   ]);
-  t.deepEqual(transportWorkerRoles(resolve(['--graphql-http-enabled', '--graphql-http-workers=1'])), [{ jsonRpc: false, graphql: true }]);
+  t.deepEqual(transportWorkerRoles(resolve(['--rpc-ws-enabled', '--graphql-http-enabled', '--rpc-http-workers=1', '--graphql-http-workers=2'])), [
+    role(false, true),
+    role(false, true),
+    role(true, false),
+  ]);
+  t.deepEqual(transportWorkerRoles(resolve(['--graphql-http-enabled', '--graphql-http-workers=1'])), [role(false, true)]);
   t.deepEqual(transportWorkerRoles(resolve(['--graphql-http-workers=1'])), [], 'nothing to serve');
-  t.deepEqual(transportWorkerRoles(resolve(['--rpc-http-enabled', '--rpc-http-workers=1', '--graphql-http-workers=1'])), [{ jsonRpc: true, graphql: false }]);
+  t.deepEqual(transportWorkerRoles(resolve(['--rpc-http-enabled', '--rpc-http-workers=1', '--graphql-http-workers=1'])), [role(true, false)]);
+  // IPC is on the first JSON-RPC thread; alone it needs one thread, shared GraphQL takes them all.
+  t.deepEqual(transportWorkerRoles(resolve(['--Xrpc-ipc-enabled', '--rpc-http-enabled', '--graphql-http-enabled', '--rpc-http-workers=2', '--graphql-http-workers=1'])), [
+    role(false, true),
+    role(true, false, true),
+    role(true, false),
+  ]);
+  t.deepEqual(transportWorkerRoles(resolve(['--Xrpc-ipc-enabled', '--graphql-http-enabled', '--graphql-http-workers=1'])), [role(false, true), role(false, false, true)]);
+  t.deepEqual(transportWorkerRoles(resolve(['--Xrpc-ipc-enabled', '--graphql-http-enabled', '--rpc-http-workers=2'])), [role(false, true, true), role(false, true)]);
+});
+
+test('--rpc-http-workers is reported as ignored only when no JSON-RPC port and no shared GraphQL port uses it', (t) => {
+  const ignored = (argv: string[]) => dependencyWarnings(resolve(argv)).some((w) => w.includes('--rpc-http-workers'));
+  t.false(ignored(['--graphql-http-enabled', '--rpc-http-workers=2']));
+  t.true(ignored(['--graphql-http-enabled', '--graphql-http-workers=1', '--rpc-http-workers=2']));
+  t.false(ignored(['--rpc-ws-enabled', '--rpc-http-workers=2']));
 });

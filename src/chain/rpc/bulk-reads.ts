@@ -16,7 +16,7 @@ import type { ChainRpcContext } from './chain-rpc.js';
 import { matchingLogs } from './log-handlers.js';
 import { CallSimulator } from './simulation.js';
 
-export type BulkReads = Omit<ChannelHandlers<TransportChain, 'chain'>, 'rpc'>;
+export type BulkReads = Omit<ChannelHandlers<TransportChain, 'chain'>, 'rpc' | 'subscriptionInterest'>;
 
 const EMPTY_ACCOUNT: Omit<AccountState, 'storage'> = { balance: 0n, nonce: 0n };
 

@@ -87,6 +87,7 @@ function applyCrossOptionRules(values: Map<OptionKey, unknown>, specified: Reado
   const enabledPorts = [
     ...(get<boolean>('p2pEnabled') ? [get<number>('p2pPort')] : []),
     ...(get<boolean>('rpcHttpEnabled') ? [get<number>('rpcHttpPort')] : []),
+    ...(get<boolean>('rpcWsEnabled') ? [get<number>('rpcWsPort')] : []),
     ...(get<boolean>('graphqlHttpEnabled') ? [get<number>('graphqlHttpPort')] : []),
   ];
   const clash = portClash(enabledPorts);
@@ -208,8 +209,19 @@ function disabledServiceWarnings(options: NodeOptions): string[] {
       enabled: options.rpcHttpEnabled,
       dependents: [
         'rpcHttpApi', 'rpcHttpCorsOrigins', 'rpcHttpHost', 'rpcHttpPort', 'rpcHttpMaxActiveConnections',
-        'rpcHttpMaxBatchSize', 'rpcHttpMaxRequestContentLength', 'rpcHttpWorkers',
+        'rpcHttpMaxBatchSize', 'rpcHttpMaxRequestContentLength',
       ],
+    },
+    {
+      // The worker threads serve WebSocket too, and GraphQL unless it has threads of its own.
+      enabledBy: '--rpc-http-enabled',
+      enabled: options.rpcHttpEnabled || options.rpcWsEnabled || (options.graphqlHttpEnabled && options.graphqlHttpWorkers === 0),
+      dependents: ['rpcHttpWorkers'],
+    },
+    {
+      enabledBy: '--rpc-ws-enabled',
+      enabled: options.rpcWsEnabled,
+      dependents: ['rpcWsApi', 'rpcWsHost', 'rpcWsPort', 'rpcWsMaxFrameSize', 'rpcWsMaxActiveConnections'],
     },
     {
       enabledBy: '--graphql-http-enabled',

@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import { resolve as resolvePath } from 'node:path';
+import { join, resolve as resolvePath } from 'node:path';
 import { MessageChannel, Worker } from 'node:worker_threads';
 import type { Remote } from 'comlink';
 import type { NodeOptions } from '../cli/options.js';
@@ -8,14 +8,19 @@ import type { ActorName } from '../../shared/actors/channel.js';
 import { controlOf } from '../../shared/actors/control.js';
 import type { ControlOf } from '../../shared/actors/control.js';
 import { portsOf } from '../../shared/actors/worker-data.js';
-import type { ActorDataOf, ChainActorData, ConsensusActorData, HttpActorData, P2pActorData, TxPoolActorData } from '../../shared/actors/worker-data.js';
+import type { ActorDataOf, ChainActorData, ConsensusActorData, P2pActorData, TransportActorData, TxPoolActorData } from '../../shared/actors/worker-data.js';
 import { createHeadBuffer } from '../../shared/shared-memory/head-view.js';
 import { createP2pStatusBuffer } from '../../shared/shared-memory/p2p-status-view.js';
+import { createTransportCounters } from '../../shared/shared-memory/transport-counters.js';
 import { assertNativeUws } from '../../shared/uws-native.js';
+import { errorMessage } from '../../shared/util/errors.js';
 import { Logger, setLogLevel } from '../../shared/util/log.js';
+import type { ThreadMemory } from '../../shared/util/thread-memory.js';
 import type { LogLevel } from '../../shared/util/log.js';
-import { resolveNetwork } from './network.js';
+import { collectNodeMemory, formatNodeMemory, heapSnapshotDir, memoryLogIntervalMs, writeHeapSnapshots } from './memory.js';
+import { resolveNetwork, StartupError } from './network.js';
 import { assertPortsFree } from './ports.js';
+import { answersOnUnixSocket, ipcPathInUseMessage } from '../../shared/util/unix-socket.js';
 import { BASALT_VERSION, clientVersion } from './version.js';
 
 const log = new Logger('Supervisor');
@@ -26,40 +31,45 @@ const WORKER_FILES: Record<ActorName, string> = {
   txpool: 'txpool.worker.js',
   consensus: 'consensus.worker.js',
   p2p: 'p2p.worker.js',
-  transport: 'http.worker.js',
+  transport: 'transport.worker.js',
 };
 
 interface RunningActor {
   name: string;
   worker: Worker;
   stop(): Promise<void>;
+  memory(): Promise<ThreadMemory>;
 }
 
 /**
  * Starts the node: the chain actor first (it owns the database and must have a head before anyone
- * asks), then the pool, devp2p, consensus and the HTTP transports. Resolves with the process exit code once
+ * asks), then the pool, devp2p, consensus and the JSON-RPC transports. Resolves with the process exit code once
  * the node has stopped: 0 after a requested shutdown, non-zero when an actor died.
  */
 export async function runNode(options: NodeOptions): Promise<number> {
   setLogLevel(options.logging as LogLevel);
   for (const warning of dependencyWarnings(options)) log.warn(warning);
-  if (options.rpcHttpEnabled || options.graphqlHttpEnabled) assertNativeUws();
+  if (options.rpcHttpEnabled || options.rpcWsEnabled || options.graphqlHttpEnabled) assertNativeUws();
 
   const network = resolveNetwork(options);
   await assertPortsFree([
     ...(options.rpcHttpEnabled ? [{ host: options.rpcHttpHost, port: options.rpcHttpPort }] : []),
+    ...(options.rpcWsEnabled ? [{ host: options.rpcWsHost, port: options.rpcWsPort }] : []),
     ...(options.graphqlHttpEnabled ? [{ host: options.graphqlHttpHost, port: options.graphqlHttpPort }] : []),
     ...(options.p2pEnabled ? [{ host: options.p2pInterface, port: options.p2pPort, udp: options.discoveryEnabled }] : []),
   ]);
   const dataPath = resolvePath(options.dataPath);
   mkdirSync(dataPath, { recursive: true });
+  const ipcPath = resolvePath(options.rpcIpcPath ?? join(dataPath, 'node.ipc'));
+  // Before anything starts, as for ports: a live node on the IPC path refuses this one (a stale file is replaced later).
+  if (options.rpcIpcEnabled && (await answersOnUnixSocket(ipcPath))) throw new StartupError(ipcPathInUseMessage(ipcPath));
   const logLevel = options.logging as LogLevel;
   const base = { logLevel, genesisJson: network.genesisJson, networkId: options.networkId ?? undefined };
 
-  // The transport workers serve JSON-RPC and GraphQL over HTTP, each port when it is enabled: by
-  // default every worker serves both; with --graphql-http-workers, GraphQL has threads of its own.
+  // What each transport thread serves (transportWorkerRoles): JSON-RPC over HTTP and WebSocket share
+  // threads and ports, IPC is on the first JSON-RPC thread, GraphQL on the same threads or its own.
   const transportRoles = transportWorkerRoles(options);
-  const httpWorkers = transportRoles.length;
+  const transportWorkers = transportRoles.length;
   // One MessageChannel per edge of the actor graph (src/shared/actors/channels.ts); port1 goes to the
   // first actor the edge names, port2 to the second. The p2p actor and its edges exist only with
   // --p2p-enabled (the default).
@@ -70,13 +80,14 @@ export async function runNode(options: NodeOptions): Promise<number> {
   const p2pChain = p2pEnabled ? new MessageChannel() : undefined;
   const p2pTxpool = p2pEnabled ? new MessageChannel() : undefined;
   const consensusP2p = p2pEnabled ? new MessageChannel() : undefined;
-  const perTransport = () => Array.from({ length: httpWorkers }, () => new MessageChannel());
+  const perTransport = () => Array.from({ length: transportWorkers }, () => new MessageChannel());
   const transportChain = perTransport();
   const transportTxpool = perTransport();
   const transportConsensus = perTransport();
   const transportP2p = p2pEnabled ? perTransport() : [];
   const headView = createHeadBuffer();
   const p2pStatusView = createP2pStatusBuffer();
+  const transportCounters = createTransportCounters();
 
   const actors: RunningActor[] = [];
   let stopping = false;
@@ -97,17 +108,19 @@ export async function runNode(options: NodeOptions): Promise<number> {
         void shutdown(1);
       }
     });
-    actors.push({ name, worker, stop: () => control.stop() });
+    actors.push({ name, worker, stop: () => control.stop(), memory: () => control.memory() });
     return control;
   };
 
+  let memoryLog: NodeJS.Timeout | undefined;
   const shutdown = async (code: number): Promise<void> => {
     if (stopping) return;
     stopping = true;
+    clearInterval(memoryLog);
     log.info(code === 0 ? 'Stopping Basalt' : 'Stopping Basalt after a failure');
     // Stop intake first (transports), then the producers, the pool, and the chain last so that it
     // can finish the block in progress and close RocksDB cleanly.
-    const order = ['http', 'p2p', 'consensus', 'txpool', 'chain'];
+    const order = ['transport', 'p2p', 'consensus', 'txpool', 'chain'];
     for (const prefix of order) {
       const group = actors.filter((a) => a.name.startsWith(prefix));
       await Promise.all(
@@ -126,6 +139,15 @@ export async function runNode(options: NodeOptions): Promise<number> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  const snapshotDir = heapSnapshotDir(process.env);
+  const onSnapshotSignal = () => {
+    if (snapshotDir === undefined) return;
+    writeHeapSnapshots(actors, snapshotDir).then(
+      (files) => log.info(`Heap snapshots written: ${files.join(', ')}`),
+      (err: unknown) => log.warn(`Could not write heap snapshots: ${errorMessage(err)}`),
+    );
+  };
+  if (snapshotDir !== undefined) process.on('SIGUSR2', onSnapshotSignal);
 
   try {
     const chainData: ChainActorData = {
@@ -135,6 +157,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
       rpcGasCap: options.rpcGasCap,
       minGasPrice: options.minGasPrice,
       rpcMaxLogsRange: BigInt(options.rpcMaxLogsRange),
+      rpcMaxLogsCount: options.rpcMaxLogsCount,
       minPriorityFee: options.minPriorityFee,
       headView,
       chain: { revertReasonEnabled: options.revertReasonEnabled, targetGasLimit: options.targetGasLimit },
@@ -210,27 +233,46 @@ export async function runNode(options: NodeOptions): Promise<number> {
     };
     await spawn('consensus', 'consensus', consensusData).start();
 
-    // With port 0 the first worker picks the port and the others share it.
+    // With port 0 the first thread to serve a port has the kernel pick it and the others share it.
     let httpPort = options.rpcHttpPort;
+    let wsPort = options.rpcWsPort;
     let graphqlPort = options.graphqlHttpPort;
-    for (let i = 0; i < httpWorkers; i++) {
+    for (let i = 0; i < transportWorkers; i++) {
       const role = transportRoles[i]!;
-      const httpData: HttpActorData = {
+      const transportData: TransportActorData = {
         ...base,
         actor: 'transport',
-        ...(role.jsonRpc
+        ...(role.jsonRpc && options.rpcHttpEnabled
           ? {
-              server: {
-                host: options.rpcHttpHost,
-                port: httpPort,
-                hostAllowlist: options.hostAllowlist,
-                corsOrigins: options.rpcHttpCorsOrigins,
-                maxRequestContentLength: options.rpcHttpMaxRequestContentLength,
-                maxBatchSize: options.rpcHttpMaxBatchSize,
-                prettyPrint: options.jsonPrettyPrintEnabled,
+              http: {
+                server: {
+                  host: options.rpcHttpHost,
+                  port: httpPort,
+                  hostAllowlist: options.hostAllowlist,
+                  corsOrigins: options.rpcHttpCorsOrigins,
+                  maxRequestContentLength: options.rpcHttpMaxRequestContentLength,
+                  maxBatchSize: options.rpcHttpMaxBatchSize,
+                  prettyPrint: options.jsonPrettyPrintEnabled,
+                },
+                apis: options.rpcHttpApi,
               },
             }
           : {}),
+        ...(role.jsonRpc && options.rpcWsEnabled
+          ? {
+              ws: {
+                server: {
+                  host: options.rpcWsHost,
+                  port: wsPort,
+                  hostAllowlist: options.hostAllowlist,
+                  maxActiveConnections: options.rpcWsMaxActiveConnections,
+                  maxFrameSize: options.rpcWsMaxFrameSize,
+                },
+                apis: options.rpcWsApi,
+              },
+            }
+          : {}),
+        ...(role.ipc ? { ipc: { path: ipcPath, apis: options.rpcIpcApi.filter((api) => api !== 'ENGINE') } } : {}),
         ...(role.graphql
           ? {
               graphql: {
@@ -245,8 +287,9 @@ export async function runNode(options: NodeOptions): Promise<number> {
               },
             }
           : {}),
+        // GraphQL's threads start first (transportWorkerRoles), so its port is known here.
         ...(options.graphqlHttpEnabled && !role.graphql ? { graphqlService: { host: options.graphqlHttpHost, port: graphqlPort } } : {}),
-        apis: options.rpcHttpApi,
+        counters: transportCounters,
         chainId: network.chainId,
         clientVersion: clientVersion(options.identity),
         p2pEnabled: options.p2pEnabled,
@@ -259,17 +302,28 @@ export async function runNode(options: NodeOptions): Promise<number> {
           ...(transportP2p[i] ? { p2p: transportP2p[i]!.port1 } : {}),
         },
       };
-      const bound = await spawn('transport', `http-${i}`, httpData).start();
-      httpPort = bound.port ?? httpPort;
+      const bound = await spawn('transport', `transport-${i}`, transportData).start();
+      httpPort = bound.httpPort ?? httpPort;
+      wsPort = bound.wsPort ?? wsPort;
       graphqlPort = bound.graphqlPort ?? graphqlPort;
     }
-    const workersText = (count: number) => `${count} worker${count > 1 ? 's' : ''}`;
-    const serving = (port: 'jsonRpc' | 'graphql') => transportRoles.filter((role) => role[port]).length;
-    if (options.rpcHttpEnabled) log.info(`JSON-RPC HTTP service started and listening on ${options.rpcHttpHost}:${httpPort} (${workersText(serving('jsonRpc'))})`);
-    if (options.graphqlHttpEnabled) {
-      log.info(`GraphQL HTTP service started and listening on ${options.graphqlHttpHost}:${graphqlPort} (${workersText(serving('graphql'))})`);
-    }
+    const workers = (role: 'jsonRpc' | 'graphql') => {
+      const count = transportRoles.filter((r) => r[role]).length;
+      return `${count} worker${count > 1 ? 's' : ''}`;
+    };
+    if (options.rpcHttpEnabled) log.info(`JSON-RPC HTTP service started and listening on ${options.rpcHttpHost}:${httpPort} (${workers('jsonRpc')})`);
+    if (options.rpcWsEnabled) log.info(`Websocket service started and listening on ${options.rpcWsHost}:${wsPort} (${workers('jsonRpc')})`);
+    if (options.rpcIpcEnabled) log.info(`JSON-RPC IPC service started and listening on ${ipcPath}`);
+    if (options.graphqlHttpEnabled) log.info(`GraphQL HTTP service started and listening on ${options.graphqlHttpHost}:${graphqlPort} (${workers('graphql')})`);
     log.info('Basalt is running');
+    const memoryInterval = memoryLogIntervalMs(process.env);
+    if (memoryInterval !== undefined) {
+      memoryLog = setInterval(() => {
+        void collectNodeMemory(actors).then((memory) => {
+          if (!stopping) log.info(formatNodeMemory(memory));
+        });
+      }, memoryInterval);
+    }
   } catch (err) {
     // What went wrong, in one line; the stack only helps a developer.
     log.error(`Failed to start Basalt: ${err instanceof Error ? err.message : String(err)}`);
@@ -280,21 +334,34 @@ export async function runNode(options: NodeOptions): Promise<number> {
   const code = await exited;
   process.off('SIGINT', onSignal);
   process.off('SIGTERM', onSignal);
+  process.off('SIGUSR2', onSnapshotSignal);
   return code;
 }
 
-/** Which ports each transport worker serves. */
-export function transportWorkerRoles(options: Pick<NodeOptions, 'rpcHttpEnabled' | 'graphqlHttpEnabled' | 'rpcHttpWorkers' | 'graphqlHttpWorkers'>): { jsonRpc: boolean; graphql: boolean }[] {
-  const workers = (count: number, role: { jsonRpc: boolean; graphql: boolean }) => Array.from({ length: count }, () => role);
-  if (options.graphqlHttpEnabled && options.graphqlHttpWorkers > 0) {
-    // GraphQL's first: the JSON-RPC workers name its port in net_services.
-    return [
-      ...workers(options.graphqlHttpWorkers, { jsonRpc: false, graphql: true }),
-      ...workers(options.rpcHttpEnabled ? options.rpcHttpWorkers : 0, { jsonRpc: true, graphql: false }),
-    ];
-  }
-  const shared = options.rpcHttpEnabled || options.graphqlHttpEnabled ? options.rpcHttpWorkers : 0;
-  return workers(shared, { jsonRpc: options.rpcHttpEnabled, graphql: options.graphqlHttpEnabled });
+/** What one transport thread serves: the JSON-RPC HTTP/WebSocket ports (those enabled), IPC, GraphQL HTTP. */
+export interface TransportRole {
+  jsonRpc: boolean;
+  ipc: boolean;
+  graphql: boolean;
+}
+
+/**
+ * The transport threads and what each serves. `--rpc-http-workers` threads serve JSON-RPC over HTTP
+ * and WebSocket, and GraphQL too unless `--graphql-http-workers` gives it threads of its own; IPC
+ * alone needs one thread. GraphQL's own threads come first: the JSON-RPC threads name its port
+ * (known once bound) in net_services.
+ */
+export function transportWorkerRoles(
+  options: Pick<NodeOptions, 'rpcHttpEnabled' | 'rpcWsEnabled' | 'rpcIpcEnabled' | 'graphqlHttpEnabled' | 'rpcHttpWorkers' | 'graphqlHttpWorkers'>,
+): TransportRole[] {
+  const jsonRpcPorts = options.rpcHttpEnabled || options.rpcWsEnabled;
+  const ownGraphql = options.graphqlHttpEnabled && options.graphqlHttpWorkers > 0;
+  const sharedGraphql = options.graphqlHttpEnabled && !ownGraphql;
+  const sharedCount = jsonRpcPorts || sharedGraphql ? options.rpcHttpWorkers : options.rpcIpcEnabled ? 1 : 0;
+  return [
+    ...Array.from({ length: ownGraphql ? options.graphqlHttpWorkers : 0 }, () => ({ jsonRpc: false, ipc: false, graphql: true })),
+    ...Array.from({ length: sharedCount }, (_, i) => ({ jsonRpc: jsonRpcPorts, ipc: options.rpcIpcEnabled && i === 0, graphql: sharedGraphql })),
+  ];
 }
 
 /** Besu writes `--miner-extra-data` (default: the client name and version) left-padded to 32 bytes. */

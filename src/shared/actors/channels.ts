@@ -5,6 +5,8 @@
  *
  *   transport ─rpc→ chain | txpool | consensus | p2p
  *   transport ─blocks, receipts, accounts, logs…→ chain    transport ─pending, transactions→ txpool
+ *   transport ─subscriptionInterest→ chain | txpool          chain ⇒ canonicalBlocks ⇒ transport
+ *   txpool ⇒ pendingTransactions, droppedTransactions ⇒ transport                  p2p ⇒ syncState ⇒ transport
  *   txpool ─head, accounts→ chain          chain ─nextNonce→ txpool        chain ⇒ newHead ⇒ txpool
  *   consensus ─build, import…→ chain                                       chain ⇒ newHead ⇒ consensus
  *   consensus ─select, buildRejected→ txpool
@@ -24,6 +26,8 @@ import type {
   BlockRecord,
   BuildRequest,
   BuiltBlockInfo,
+  CanonicalBlocksEvent,
+  ChainSubscriptionInterest,
   GossipTx,
   HeadInfo,
   HeaderQuery,
@@ -33,13 +37,16 @@ import type {
   LogRecord,
   MinedTransaction,
   NewHeadEvent,
+  PendingTransactionsEvent,
   PendingView,
+  PoolSubscriptionInterest,
   PoolTxForBlock,
   RejectedTx,
   RpcCall,
   SimulationRequest,
   SimulationResult,
   SyncImportResult,
+  SyncStateEvent,
   TransactionRecord,
 } from './messages.js';
 
@@ -58,6 +65,8 @@ export type TransportChain = {
   ends: ['transport', 'chain'];
   requests: {
     rpc: RpcRequest;
+    /** What this transport's subscriptions need from each new head from now on; answered once it applies. */
+    subscriptionInterest: { from: 'transport'; req: ChainSubscriptionInterest; res: null };
     /** Blocks with their transactions, by number (canonical) or hash; null for each one not found. */
     blocks: { from: 'transport'; req: { refs: BlockRef[] }; res: (BlockRecord | null)[] };
     /** The receipts of blocks, by block hash; null for a block not found. */
@@ -73,13 +82,15 @@ export type TransportChain = {
     /** Calls simulated on the state after blocks, in order. */
     simulations: { from: 'transport'; req: { calls: SimulationRequest[] }; res: SimulationResult[] };
   };
-  events: Record<never, never>;
+  /** Each new head for the subscriptions, sent only to a transport that declared an interest. */
+  events: { canonicalBlocks: { from: 'chain'; body: CanonicalBlocksEvent } };
 };
 export const TRANSPORT_CHAIN = declareChannel<TransportChain>({
   name: 'transport→chain',
   ends: ['transport', 'chain'],
   requests: {
     rpc: 'transport',
+    subscriptionInterest: 'transport',
     blocks: 'transport',
     receipts: 'transport',
     transactions: 'transport',
@@ -88,25 +99,31 @@ export const TRANSPORT_CHAIN = declareChannel<TransportChain>({
     rawBlocks: 'transport',
     simulations: 'transport',
   },
-  events: {},
+  events: { canonicalBlocks: 'chain' },
 });
 
 export type TransportTxPool = {
   ends: ['transport', 'txpool'];
   requests: {
     rpc: RpcRequest;
+    /** What this transport's subscriptions need from the pool from now on; answered once it applies. */
+    subscriptionInterest: { from: 'transport'; req: PoolSubscriptionInterest; res: null };
     /** The pending transactions, and how many the pool holds. */
     pending: { from: 'transport'; req: null; res: PendingView };
     /** Pooled transactions by hash; null for each one the pool does not hold. */
     transactions: { from: 'transport'; req: { hashes: Uint8Array[] }; res: (TransactionRecord | null)[] };
   };
-  events: Record<never, never>;
+  events: {
+    pendingTransactions: { from: 'txpool'; body: PendingTransactionsEvent };
+    /** Hashes of transactions that left the pool without being mined. */
+    droppedTransactions: { from: 'txpool'; body: { hashes: string[] } };
+  };
 };
 export const TRANSPORT_TXPOOL = declareChannel<TransportTxPool>({
   name: 'transport→txpool',
   ends: ['transport', 'txpool'],
-  requests: { rpc: 'transport', pending: 'transport', transactions: 'transport' },
-  events: {},
+  requests: { rpc: 'transport', subscriptionInterest: 'transport', pending: 'transport', transactions: 'transport' },
+  events: { pendingTransactions: 'txpool', droppedTransactions: 'txpool' },
 });
 
 export type TransportConsensus = { ends: ['transport', 'consensus']; requests: { rpc: RpcRequest }; events: Record<never, never> };
@@ -117,8 +134,18 @@ export const TRANSPORT_CONSENSUS = declareChannel<TransportConsensus>({
   events: {},
 });
 
-export type TransportP2p = { ends: ['transport', 'p2p']; requests: { rpc: RpcRequest }; events: Record<never, never> };
-export const TRANSPORT_P2P = declareChannel<TransportP2p>({ name: 'transport→p2p', ends: ['transport', 'p2p'], requests: { rpc: 'transport' }, events: {} });
+export type TransportP2p = {
+  ends: ['transport', 'p2p'];
+  requests: { rpc: RpcRequest };
+  /** The sync state each time the local head or the highest block a peer has changes. */
+  events: { syncState: { from: 'p2p'; body: SyncStateEvent } };
+};
+export const TRANSPORT_P2P = declareChannel<TransportP2p>({
+  name: 'transport→p2p',
+  ends: ['transport', 'p2p'],
+  requests: { rpc: 'transport' },
+  events: { syncState: 'p2p' },
+});
 
 // ---------------------------------------------------------------------------------------------
 // Between actors
