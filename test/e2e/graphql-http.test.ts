@@ -233,6 +233,48 @@ test('sendRawTransaction pools a signed transaction; it is then found by hash, p
   t.like(json(again).errors![0], { message: 'Exception while fetching data (/sendRawTransaction) : Nonce too low', extensions: { errorCode: -32001, errorMessage: 'Nonce too low', classification: 'DataFetchingException' } });
 });
 
+test('pending: the pool\'s transactions and count, an account, call and estimateGas on the head state', async (t) => {
+  const wallet = new Wallet(DEV_ACCOUNTS[1].privateKey);
+  const sender = wallet.address.toLowerCase();
+  const recipient = DEV_ACCOUNTS[0].address;
+  const nonce = BigInt(await node.rpc<string>('eth_getTransactionCount', [sender, 'latest']));
+  // A nonce gap keeps the transaction in the pool: it cannot be mined before the ones it waits for.
+  const raw = await wallet.signTransaction(
+    Transaction.from({ type: 2, chainId: 1337, nonce: Number(nonce + 3n), to: recipient, value: 1n, gasLimit: 21_000n, maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 10n ** 9n }),
+  );
+  const hash = await node.rpc<string>('eth_sendRawTransaction', [raw]);
+  const reply = await request(node.graphqlUrl!, {
+    body: `{ pending {
+      transactionCount
+      transactions { hash nonce from { address } }
+      account(address: "${sender}") { transactionCount }
+      estimateGas(data: { from: "${sender}", to: "${recipient}", value: "0x1" })
+      call(data: { from: "${sender}", to: "${recipient}" }) { data status gasUsed }
+    } }`,
+  });
+  t.is(reply.status, 200, reply.body);
+  const pending = json(reply).data!.pending as {
+    transactionCount: string;
+    transactions: { hash: string; nonce: string; from: { address: string } }[];
+    account: { transactionCount: string };
+    estimateGas: string;
+    call: { data: string; status: string; gasUsed: string };
+  };
+  t.true(BigInt(pending.transactionCount) >= 1n);
+  t.deepEqual(
+    pending.transactions.find((tx) => tx.hash === hash),
+    { hash, nonce: `0x${(nonce + 3n).toString(16)}`, from: { address: sender } },
+  );
+  t.is(BigInt(pending.account.transactionCount), nonce);
+  t.is(pending.estimateGas, '0x5208');
+  t.deepEqual(pending.call, { data: '0x', status: '0x1', gasUsed: '0x5208' });
+});
+
+test('syncing is null on a node that is not catching up', async (t) => {
+  const reply = await request(node.graphqlUrl!, { body: '{ syncing { startingBlock currentBlock highestBlock } }' });
+  t.deepEqual([reply.status, json(reply)], [200, { data: { syncing: null } }]);
+});
+
 test('a node serving GraphQL alone takes its limits from the environment and the config file', async (t) => {
   t.is(graphqlOnly.url, '');
   t.false(graphqlOnly.output().includes('JSON-RPC HTTP service started'));

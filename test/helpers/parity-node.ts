@@ -34,8 +34,8 @@ export async function startBesuTestChainNode(): Promise<NodeProcess> {
 
 /**
  * The node state of Besu's GraphQL spec tests (fixtures README): the test chain, minimum gas price 0,
- * Besu's default query complexity limit, GraphQL HTTP on.
+ * Besu's default query complexity limit, GraphQL HTTP on; `extraArgs` added.
  */
-export async function startBesuGraphqlTestNode(): Promise<NodeProcess> {
-  return startNode({ genesis: TEST_GENESIS, dataPath: await importBesuTestChain(), graphql: true, args: ['--min-gas-price=0', '--rpc-gas-cap=0'] });
+export async function startBesuGraphqlTestNode(extraArgs: string[] = []): Promise<NodeProcess> {
+  return startNode({ genesis: TEST_GENESIS, dataPath: await importBesuTestChain(), graphql: true, args: ['--min-gas-price=0', '--rpc-gas-cap=0', ...extraArgs] });
 }

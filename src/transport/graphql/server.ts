@@ -1,7 +1,7 @@
 /**
- * The GraphQL HTTP port (rpc-auth-cli.md §10.1) on a uWS app of its own, in the same transport
- * workers as JSON-RPC: several workers listen on the port (SO_REUSEPORT) and the kernel spreads the
- * connections. Every request goes through the one HTTP policy (host allow-list → CORS → size →
+ * The GraphQL HTTP port (rpc-auth-cli.md §10.1) on a uWS app of its own, in the transport threads
+ * (those of JSON-RPC, or its own with `--graphql-http-workers`): several threads listen on the port
+ * (SO_REUSEPORT) and the kernel spreads the connections. Every request goes through the one HTTP policy (host allow-list → CORS → size →
  * route → Accept) with the GraphQL routes, then runs in this thread; only data reads go to the
  * actors.
  */
@@ -62,6 +62,14 @@ function reply(exchange: Exchange, status: number, body: string | undefined): vo
   });
 }
 
+/** `3 actor requests (chain.blocks 1, chain.accounts 1, chain.receipts 1)`. */
+function describeRequests(requests: ReadonlyMap<string, number>): string {
+  let total = 0;
+  for (const count of requests.values()) total += count;
+  const kinds = [...requests].map(([kind, count]) => `${kind} ${count}`).join(', ');
+  return `${total} actor request${total === 1 ? '' : 's'}${kinds === '' ? '' : ` (${kinds})`}`;
+}
+
 export async function startGraphqlServer(cfg: GraphqlListenConfig, service: GraphqlService): Promise<GraphqlServerHandle> {
   const policy = createHttpPolicy({ ...cfg, routes: GRAPHQL_ROUTES });
   const timeoutMs = cfg.timeoutSeconds * 1000;
@@ -79,7 +87,10 @@ export async function startGraphqlServer(cfg: GraphqlListenConfig, service: Grap
     const deadline = Date.now() + timeoutMs;
     const timer = setTimeout(() => reply(exchange, 504, undefined), timeoutMs);
     service.run(request, deadline).then(
-      (answer: GraphqlReply) => reply(exchange, answer.status, answer.body),
+      (answer: GraphqlReply) => {
+        reply(exchange, answer.status, answer.body);
+        log.debug(`GraphQL query answered ${answer.status} after ${describeRequests(answer.actorRequests)}`);
+      },
       (err: unknown) => {
         log.error('GraphQL request failed', err);
         reply(exchange, 500, JSON.stringify({ errors: [{ message: err instanceof Error ? err.message : String(err) }] }));
