@@ -40,8 +40,6 @@ exposeControl('transport', {
       // The head may have reached the target before the p2p actor saw it.
       return sync === undefined || currentBlock === null || currentBlock >= sync.highestBlock ? undefined : { ...sync, currentBlock };
     };
-    // net_services reads the port at each call: with port 0 it is known once the server listens.
-    const jsonRpc = { host: data.server.host, port: data.server.port };
     const local = createLocalMethods({
       clientVersion: data.clientVersion,
       networkId: data.networkId ?? data.chainId,
@@ -52,7 +50,7 @@ exposeControl('transport', {
       peerCount,
       syncStatus,
       ethProtocolVersion: ETH_PROTOCOL_VERSION,
-      jsonRpc,
+      jsonRpc: { host: data.server.host, port: data.server.port },
       ...(data.p2p === undefined ? {} : { p2p: data.p2p }),
     });
     const toActor = async (owner: keyof typeof actors, method: string, params: Wire): Promise<RpcOutcome> => {
@@ -73,8 +71,7 @@ exposeControl('transport', {
         return { p2pEnabled: data.p2pEnabled, peerCount: peerCount(), ...(sync ? { sync } : {}) };
       },
     });
-    jsonRpc.port = server.port;
-    return { port: server.port };
+    return null;
   },
   async stop() {
     await server?.close();

@@ -1,5 +1,6 @@
-import { mkdirSync } from 'node:fs';
-import { resolve as resolvePath } from 'node:path';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve as resolvePath } from 'node:path';
 import { MessageChannel, Worker } from 'node:worker_threads';
 import type { Remote } from 'comlink';
 import type { NodeOptions } from '../cli/options.js';
@@ -15,6 +16,7 @@ import { assertNativeUws } from '../../shared/uws-native.js';
 import { Logger, setLogLevel } from '../../shared/util/log.js';
 import type { LogLevel } from '../../shared/util/log.js';
 import { resolveNetwork } from './network.js';
+import { startConnectionGuard, type ConnectionGuard } from './http-connection-guard.js';
 import { assertPortsFree } from './ports.js';
 import { BASALT_VERSION, clientVersion } from './version.js';
 
@@ -75,6 +77,8 @@ export async function runNode(options: NodeOptions): Promise<number> {
   const p2pStatusView = createP2pStatusBuffer();
 
   const actors: RunningActor[] = [];
+  let httpGuard: ConnectionGuard | undefined;
+  let httpSocketDir: string | undefined;
   let stopping = false;
   let resolveExit!: (code: number) => void;
   const exited = new Promise<number>((r) => (resolveExit = r));
@@ -101,8 +105,10 @@ export async function runNode(options: NodeOptions): Promise<number> {
     if (stopping) return;
     stopping = true;
     log.info(code === 0 ? 'Stopping Basalt' : 'Stopping Basalt after a failure');
-    // Stop intake first (transports), then the producers, the pool, and the chain last so that it
-    // can finish the block in progress and close RocksDB cleanly.
+    // Stop intake first (the HTTP port, then the transports, whose closing ends the connections the
+    // guard still joins), then the producers, the pool, and the chain last so that it can finish the
+    // block in progress and close RocksDB cleanly.
+    httpGuard?.stopAccepting();
     const order = ['http', 'p2p', 'consensus', 'txpool', 'chain'];
     for (const prefix of order) {
       const group = actors.filter((a) => a.name.startsWith(prefix));
@@ -111,8 +117,10 @@ export async function runNode(options: NodeOptions): Promise<number> {
           withTimeout(a.stop(), 10_000).catch((err: unknown) => log.warn(`${a.name} did not stop cleanly: ${String(err)}`)),
         ),
       );
+      if (prefix === 'http') await httpGuard?.close();
     }
     await Promise.all(actors.map((a) => a.worker.terminate().catch(() => 0)));
+    if (httpSocketDir !== undefined) rmSync(httpSocketDir, { recursive: true, force: true });
     resolveExit(code);
   };
 
@@ -206,38 +214,51 @@ export async function runNode(options: NodeOptions): Promise<number> {
     };
     await spawn('consensus', 'consensus', consensusData).start();
 
-    // With --rpc-http-port=0 the first worker picks the port and the others share it.
-    let httpPort = options.rpcHttpPort;
-    for (let i = 0; i < httpWorkers; i++) {
-      const httpData: HttpActorData = {
-        ...base,
-        actor: 'transport',
-        server: {
-          host: options.rpcHttpHost,
-          port: httpPort,
-          hostAllowlist: options.hostAllowlist,
-          corsOrigins: options.rpcHttpCorsOrigins,
-          maxRequestContentLength: options.rpcHttpMaxRequestContentLength,
-          maxBatchSize: options.rpcHttpMaxBatchSize,
-          prettyPrint: options.jsonPrettyPrintEnabled,
-        },
-        apis: options.rpcHttpApi,
-        chainId: network.chainId,
-        clientVersion: clientVersion(options.identity),
-        p2pEnabled: options.p2pEnabled,
-        ...(p2pListening ? { p2p: p2pListening, p2pStatusView } : {}),
-        headView,
-        ports: {
-          chain: transportChain[i]!.port1,
-          txpool: transportTxpool[i]!.port1,
-          consensus: transportConsensus[i]!.port1,
-          ...(transportP2p[i] ? { p2p: transportP2p[i]!.port1 } : {}),
-        },
-      };
-      ({ port: httpPort } = await spawn('transport', `http-${i}`, httpData).start());
-    }
     if (httpWorkers > 0) {
-      log.info(`JSON-RPC HTTP service started and listening on ${options.rpcHttpHost}:${httpPort} (${httpWorkers} worker${httpWorkers > 1 ? 's' : ''})`);
+      // The workers listen on unix sockets in a directory only this user can enter; the guard binds
+      // the public port first, so that the workers know it (net_services).
+      httpSocketDir = mkdtempSync(join(tmpdir(), 'basalt-http-'));
+      const socketPaths = Array.from({ length: httpWorkers }, (_, i) => join(httpSocketDir!, `worker-${i}.sock`));
+      httpGuard = await startConnectionGuard({
+        host: options.rpcHttpHost,
+        port: options.rpcHttpPort,
+        maxActiveConnections: options.rpcHttpMaxActiveConnections,
+        upstreams: socketPaths,
+      });
+      for (let i = 0; i < httpWorkers; i++) {
+        const httpData: HttpActorData = {
+          ...base,
+          actor: 'transport',
+          server: {
+            host: options.rpcHttpHost,
+            port: httpGuard.port,
+            socketPath: socketPaths[i]!,
+            hostAllowlist: options.hostAllowlist,
+            corsOrigins: options.rpcHttpCorsOrigins,
+            maxRequestContentLength: options.rpcHttpMaxRequestContentLength,
+            maxBatchSize: options.rpcHttpMaxBatchSize,
+            prettyPrint: options.jsonPrettyPrintEnabled,
+          },
+          apis: options.rpcHttpApi,
+          chainId: network.chainId,
+          clientVersion: clientVersion(options.identity),
+          p2pEnabled: options.p2pEnabled,
+          ...(p2pListening ? { p2p: p2pListening, p2pStatusView } : {}),
+          headView,
+          ports: {
+            chain: transportChain[i]!.port1,
+            txpool: transportTxpool[i]!.port1,
+            consensus: transportConsensus[i]!.port1,
+            ...(transportP2p[i] ? { p2p: transportP2p[i]!.port1 } : {}),
+          },
+        };
+        await spawn('transport', `http-${i}`, httpData).start();
+      }
+      httpGuard.open();
+      log.info(
+        `JSON-RPC HTTP service started and listening on ${options.rpcHttpHost}:${httpGuard.port} ` +
+          `(${httpWorkers} worker${httpWorkers > 1 ? 's' : ''}, at most ${options.rpcHttpMaxActiveConnections} connections)`,
+      );
     }
     log.info('Basalt is running');
   } catch (err) {

@@ -21,8 +21,7 @@ export interface ActorStartInfo {
   consensus: null;
   /** The devp2p port actually bound. */
   p2p: { port: number };
-  /** The port actually bound. */
-  transport: { port: number };
+  transport: null;
 }
 
 export type ControlOf<A extends ActorName> = ActorControl<ActorStartInfo[A]>;
