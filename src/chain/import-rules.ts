@@ -45,6 +45,9 @@ export interface ImportRuleOptions {
 /** The rules of a chain, without the per-block facts (ancestor window, parent TD) the importer adds. */
 export type ChainImportRules = Omit<ImportRuleOptions, 'recentAncestors' | 'parentTotalDifficulty'>;
 
+/** How many ancestors ommer validation looks at (depth 1..6 plus the ommer's parent). */
+export const OMMER_WINDOW = 7;
+
 /** Besu's `MAXIMUM_UNCLE_GENERATION`: an ommer is at most six generations below the block. */
 const MAX_OMMER_DEPTH = 6n;
 const MAX_OMMERS = 2;
@@ -170,6 +173,11 @@ export async function validateBody(block: Block, options: ImportRuleOptions): Pr
     if (!(await block.withdrawalsTrieIsValid())) fail('withdrawals root does not match the withdrawals');
   } else if (block.withdrawals !== undefined && block.withdrawals.length > 0) {
     fail('withdrawals present before Shanghai');
+  }
+  if (header.common.isActivatedEIP(7934)) {
+    const size = block.serialize().length;
+    const limit = Number(header.common.param('maxRlpBlockSize'));
+    if (size > limit) fail(`block is ${size} bytes encoded, more than the ${limit} bytes EIP-7934 allows`);
   }
   if (header.common.isActivatedEIP(4844)) {
     const perBlob = header.common.param('blobGasPerBlob');

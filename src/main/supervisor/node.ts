@@ -9,15 +9,20 @@ import type { ActorName } from '../../shared/actors/channel.js';
 import { controlOf } from '../../shared/actors/control.js';
 import type { ControlOf } from '../../shared/actors/control.js';
 import { portsOf } from '../../shared/actors/worker-data.js';
-import type { ActorDataOf, ChainActorData, ConsensusActorData, HttpActorData, P2pActorData, TxPoolActorData } from '../../shared/actors/worker-data.js';
+import type { ActorDataOf, ChainActorData, ConsensusActorData, P2pActorData, TransportActorData, TxPoolActorData } from '../../shared/actors/worker-data.js';
 import { createHeadBuffer } from '../../shared/shared-memory/head-view.js';
 import { createP2pStatusBuffer } from '../../shared/shared-memory/p2p-status-view.js';
+import { createTransportCounters } from '../../shared/shared-memory/transport-counters.js';
 import { assertNativeUws } from '../../shared/uws-native.js';
+import { errorMessage } from '../../shared/util/errors.js';
 import { Logger, setLogLevel } from '../../shared/util/log.js';
+import type { ThreadMemory } from '../../shared/util/thread-memory.js';
 import type { LogLevel } from '../../shared/util/log.js';
-import { resolveNetwork } from './network.js';
 import { startConnectionGuard, type ConnectionGuard } from './http-connection-guard.js';
+import { collectNodeMemory, formatNodeMemory, heapSnapshotDir, memoryLogIntervalMs, writeHeapSnapshots } from './memory.js';
+import { resolveNetwork, StartupError } from './network.js';
 import { assertPortsFree } from './ports.js';
+import { answersOnUnixSocket, ipcPathInUseMessage } from '../../shared/util/unix-socket.js';
 import { BASALT_VERSION, clientVersion } from './version.js';
 
 const log = new Logger('Supervisor');
@@ -28,36 +33,42 @@ const WORKER_FILES: Record<ActorName, string> = {
   txpool: 'txpool.worker.js',
   consensus: 'consensus.worker.js',
   p2p: 'p2p.worker.js',
-  transport: 'http.worker.js',
+  transport: 'transport.worker.js',
 };
 
 interface RunningActor {
   name: string;
   worker: Worker;
   stop(): Promise<void>;
+  memory(): Promise<ThreadMemory>;
 }
 
 /**
  * Starts the node: the chain actor first (it owns the database and must have a head before anyone
- * asks), then the pool, devp2p, consensus and the HTTP transports. Resolves with the process exit code once
+ * asks), then the pool, devp2p, consensus and the JSON-RPC transports. Resolves with the process exit code once
  * the node has stopped: 0 after a requested shutdown, non-zero when an actor died.
  */
 export async function runNode(options: NodeOptions): Promise<number> {
   setLogLevel(options.logging as LogLevel);
   for (const warning of dependencyWarnings(options)) log.warn(warning);
-  if (options.rpcHttpEnabled) assertNativeUws();
+  if (options.rpcHttpEnabled || options.rpcWsEnabled) assertNativeUws();
 
   const network = resolveNetwork(options);
   await assertPortsFree([
     ...(options.rpcHttpEnabled ? [{ host: options.rpcHttpHost, port: options.rpcHttpPort }] : []),
+    ...(options.rpcWsEnabled ? [{ host: options.rpcWsHost, port: options.rpcWsPort }] : []),
     ...(options.p2pEnabled ? [{ host: options.p2pInterface, port: options.p2pPort, udp: options.discoveryEnabled }] : []),
   ]);
   const dataPath = resolvePath(options.dataPath);
   mkdirSync(dataPath, { recursive: true });
+  const ipcPath = resolvePath(options.rpcIpcPath ?? join(dataPath, 'node.ipc'));
+  // Before anything starts, as for ports: a live node on the IPC path refuses this one (a stale file is replaced later).
+  if (options.rpcIpcEnabled && (await answersOnUnixSocket(ipcPath))) throw new StartupError(ipcPathInUseMessage(ipcPath));
   const logLevel = options.logging as LogLevel;
   const base = { logLevel, genesisJson: network.genesisJson, networkId: options.networkId ?? undefined };
 
-  const httpWorkers = options.rpcHttpEnabled ? options.rpcHttpWorkers : 0;
+  // Transport threads serve HTTP and WebSocket alike and share their ports; IPC alone needs one.
+  const transportWorkers = options.rpcHttpEnabled || options.rpcWsEnabled ? options.rpcHttpWorkers : options.rpcIpcEnabled ? 1 : 0;
   // One MessageChannel per edge of the actor graph (src/shared/actors/channels.ts); port1 goes to the
   // first actor the edge names, port2 to the second. The p2p actor and its edges exist only with
   // --p2p-enabled (the default).
@@ -68,13 +79,14 @@ export async function runNode(options: NodeOptions): Promise<number> {
   const p2pChain = p2pEnabled ? new MessageChannel() : undefined;
   const p2pTxpool = p2pEnabled ? new MessageChannel() : undefined;
   const consensusP2p = p2pEnabled ? new MessageChannel() : undefined;
-  const perTransport = () => Array.from({ length: httpWorkers }, () => new MessageChannel());
+  const perTransport = () => Array.from({ length: transportWorkers }, () => new MessageChannel());
   const transportChain = perTransport();
   const transportTxpool = perTransport();
   const transportConsensus = perTransport();
   const transportP2p = p2pEnabled ? perTransport() : [];
   const headView = createHeadBuffer();
   const p2pStatusView = createP2pStatusBuffer();
+  const transportCounters = createTransportCounters();
 
   const actors: RunningActor[] = [];
   let httpGuard: ConnectionGuard | undefined;
@@ -97,19 +109,21 @@ export async function runNode(options: NodeOptions): Promise<number> {
         void shutdown(1);
       }
     });
-    actors.push({ name, worker, stop: () => control.stop() });
+    actors.push({ name, worker, stop: () => control.stop(), memory: () => control.memory() });
     return control;
   };
 
+  let memoryLog: NodeJS.Timeout | undefined;
   const shutdown = async (code: number): Promise<void> => {
     if (stopping) return;
     stopping = true;
+    clearInterval(memoryLog);
     log.info(code === 0 ? 'Stopping Basalt' : 'Stopping Basalt after a failure');
     // Stop intake first (the HTTP port, then the transports, whose closing ends the connections the
     // guard still joins), then the producers, the pool, and the chain last so that it can finish the
     // block in progress and close RocksDB cleanly.
     httpGuard?.stopAccepting();
-    const order = ['http', 'p2p', 'consensus', 'txpool', 'chain'];
+    const order = ['transport', 'p2p', 'consensus', 'txpool', 'chain'];
     for (const prefix of order) {
       const group = actors.filter((a) => a.name.startsWith(prefix));
       await Promise.all(
@@ -117,7 +131,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
           withTimeout(a.stop(), 10_000).catch((err: unknown) => log.warn(`${a.name} did not stop cleanly: ${String(err)}`)),
         ),
       );
-      if (prefix === 'http') await httpGuard?.close();
+      if (prefix === 'transport') await httpGuard?.close();
     }
     await Promise.all(actors.map((a) => a.worker.terminate().catch(() => 0)));
     if (httpSocketDir !== undefined) rmSync(httpSocketDir, { recursive: true, force: true });
@@ -130,6 +144,15 @@ export async function runNode(options: NodeOptions): Promise<number> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  const snapshotDir = heapSnapshotDir(process.env);
+  const onSnapshotSignal = () => {
+    if (snapshotDir === undefined) return;
+    writeHeapSnapshots(actors, snapshotDir).then(
+      (files) => log.info(`Heap snapshots written: ${files.join(', ')}`),
+      (err: unknown) => log.warn(`Could not write heap snapshots: ${errorMessage(err)}`),
+    );
+  };
+  if (snapshotDir !== undefined) process.on('SIGUSR2', onSnapshotSignal);
 
   try {
     const chainData: ChainActorData = {
@@ -139,6 +162,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
       rpcGasCap: options.rpcGasCap,
       minGasPrice: options.minGasPrice,
       rpcMaxLogsRange: BigInt(options.rpcMaxLogsRange),
+      rpcMaxLogsCount: options.rpcMaxLogsCount,
       minPriorityFee: options.minPriorityFee,
       headView,
       chain: { revertReasonEnabled: options.revertReasonEnabled, targetGasLimit: options.targetGasLimit },
@@ -214,53 +238,92 @@ export async function runNode(options: NodeOptions): Promise<number> {
     };
     await spawn('consensus', 'consensus', consensusData).start();
 
-    if (httpWorkers > 0) {
-      // The workers listen on unix sockets in a directory only this user can enter; the guard binds
-      // the public port first, so that the workers know it (net_services).
+    // HTTP: the transport threads listen on unix sockets in a directory only this user can enter, behind
+    // the connection guard, which owns the public port (and binds it first, so that the threads know it
+    // for net_services). WebSocket: with --rpc-ws-port=0 the first thread has the kernel pick the port
+    // and the others share it.
+    let httpSocketPaths: string[] = [];
+    if (options.rpcHttpEnabled) {
       httpSocketDir = mkdtempSync(join(tmpdir(), 'basalt-http-'));
-      const socketPaths = Array.from({ length: httpWorkers }, (_, i) => join(httpSocketDir!, `worker-${i}.sock`));
+      httpSocketPaths = Array.from({ length: transportWorkers }, (_, i) => join(httpSocketDir!, `worker-${i}.sock`));
       httpGuard = await startConnectionGuard({
         host: options.rpcHttpHost,
         port: options.rpcHttpPort,
         maxActiveConnections: options.rpcHttpMaxActiveConnections,
-        upstreams: socketPaths,
+        upstreams: httpSocketPaths,
       });
-      for (let i = 0; i < httpWorkers; i++) {
-        const httpData: HttpActorData = {
-          ...base,
-          actor: 'transport',
-          server: {
-            host: options.rpcHttpHost,
-            port: httpGuard.port,
-            socketPath: socketPaths[i]!,
-            hostAllowlist: options.hostAllowlist,
-            corsOrigins: options.rpcHttpCorsOrigins,
-            maxRequestContentLength: options.rpcHttpMaxRequestContentLength,
-            maxBatchSize: options.rpcHttpMaxBatchSize,
-            prettyPrint: options.jsonPrettyPrintEnabled,
-          },
-          apis: options.rpcHttpApi,
-          chainId: network.chainId,
-          clientVersion: clientVersion(options.identity),
-          p2pEnabled: options.p2pEnabled,
-          ...(p2pListening ? { p2p: p2pListening, p2pStatusView } : {}),
-          headView,
-          ports: {
-            chain: transportChain[i]!.port1,
-            txpool: transportTxpool[i]!.port1,
-            consensus: transportConsensus[i]!.port1,
-            ...(transportP2p[i] ? { p2p: transportP2p[i]!.port1 } : {}),
-          },
-        };
-        await spawn('transport', `http-${i}`, httpData).start();
-      }
+    }
+    let wsPort = options.rpcWsPort;
+    for (let i = 0; i < transportWorkers; i++) {
+      const transportData: TransportActorData = {
+        ...base,
+        actor: 'transport',
+        ...(httpGuard !== undefined
+          ? {
+              http: {
+                server: {
+                  host: options.rpcHttpHost,
+                  port: httpGuard.port,
+                  socketPath: httpSocketPaths[i]!,
+                  hostAllowlist: options.hostAllowlist,
+                  corsOrigins: options.rpcHttpCorsOrigins,
+                  maxRequestContentLength: options.rpcHttpMaxRequestContentLength,
+                  maxBatchSize: options.rpcHttpMaxBatchSize,
+                  prettyPrint: options.jsonPrettyPrintEnabled,
+                },
+                apis: options.rpcHttpApi,
+              },
+            }
+          : {}),
+        ...(options.rpcWsEnabled
+          ? {
+              ws: {
+                server: {
+                  host: options.rpcWsHost,
+                  port: wsPort,
+                  hostAllowlist: options.hostAllowlist,
+                  maxActiveConnections: options.rpcWsMaxActiveConnections,
+                  maxFrameSize: options.rpcWsMaxFrameSize,
+                },
+                apis: options.rpcWsApi,
+              },
+            }
+          : {}),
+        ...(options.rpcIpcEnabled && i === 0 ? { ipc: { path: ipcPath, apis: options.rpcIpcApi.filter((api) => api !== 'ENGINE') } } : {}),
+        counters: transportCounters,
+        chainId: network.chainId,
+        clientVersion: clientVersion(options.identity),
+        p2pEnabled: options.p2pEnabled,
+        ...(p2pListening ? { p2p: p2pListening, p2pStatusView } : {}),
+        headView,
+        ports: {
+          chain: transportChain[i]!.port1,
+          txpool: transportTxpool[i]!.port1,
+          consensus: transportConsensus[i]!.port1,
+          ...(transportP2p[i] ? { p2p: transportP2p[i]!.port1 } : {}),
+        },
+      };
+      const bound = await spawn('transport', `transport-${i}`, transportData).start();
+      wsPort = bound.wsPort ?? wsPort;
+    }
+    const workers = `${transportWorkers} worker${transportWorkers > 1 ? 's' : ''}`;
+    if (httpGuard !== undefined) {
       httpGuard.open();
       log.info(
-        `JSON-RPC HTTP service started and listening on ${options.rpcHttpHost}:${httpGuard.port} ` +
-          `(${httpWorkers} worker${httpWorkers > 1 ? 's' : ''}, at most ${options.rpcHttpMaxActiveConnections} connections)`,
+        `JSON-RPC HTTP service started and listening on ${options.rpcHttpHost}:${httpGuard.port} (${workers}, at most ${options.rpcHttpMaxActiveConnections} connections)`,
       );
     }
+    if (options.rpcWsEnabled) log.info(`Websocket service started and listening on ${options.rpcWsHost}:${wsPort} (${workers})`);
+    if (options.rpcIpcEnabled) log.info(`JSON-RPC IPC service started and listening on ${ipcPath}`);
     log.info('Basalt is running');
+    const memoryInterval = memoryLogIntervalMs(process.env);
+    if (memoryInterval !== undefined) {
+      memoryLog = setInterval(() => {
+        void collectNodeMemory(actors).then((memory) => {
+          if (!stopping) log.info(formatNodeMemory(memory));
+        });
+      }, memoryInterval);
+    }
   } catch (err) {
     // What went wrong, in one line; the stack only helps a developer.
     log.error(`Failed to start Basalt: ${err instanceof Error ? err.message : String(err)}`);
@@ -271,6 +334,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
   const code = await exited;
   process.off('SIGINT', onSignal);
   process.off('SIGTERM', onSignal);
+  process.off('SIGUSR2', onSnapshotSignal);
   return code;
 }
 

@@ -1,9 +1,11 @@
 import { Common, Mainnet } from '@ethereumjs/common';
 import { paramsTx } from '@ethereumjs/tx';
 import { KZG_UNAVAILABLE } from './kzg-unavailable.js';
+import { nativeEcrecover } from './native-ecrecover.js';
 
 /**
- * A Common for constructing transactions (pool decoding, block building): chain id and fork rules only.
+ * A Common for constructing transactions (pool decoding, block building, decoding blocks): chain id,
+ * fork rules and native sender recovery only.
  *
  * ethereumjs copies the Common on every transaction and merges the tx parameter set into the copy
  * (JSON round trips plus a parameter-cache rebuild): about half of the construction time. This Common
@@ -17,7 +19,16 @@ class TxParamsCommon extends Common {
 
 const commonCache = new Map<string, TxParamsCommon>();
 
-export function txCommonFor(chainId: bigint, hardfork: string): TxParamsCommon {
+/**
+ * The blob-parameter-only forks change no transaction rule (their blob limits are block rules), and
+ * ethereumjs' mainnet definition stops at bpo2: transactions take Osaka's rules under them.
+ */
+function txHardfork(hardfork: string): string {
+  return /^bpo[1-5]$/.test(hardfork) ? 'osaka' : hardfork;
+}
+
+export function txCommonFor(chainId: bigint, chainHardfork: string): TxParamsCommon {
+  const hardfork = txHardfork(chainHardfork);
   const key = `${chainId}:${hardfork}`;
   let common = commonCache.get(key);
   if (common === undefined) {
@@ -27,7 +38,7 @@ export function txCommonFor(chainId: bigint, hardfork: string): TxParamsCommon {
       hardfork,
       params: paramsTx,
       // Constructing a blob transaction requires a KZG backend even though it is never called then.
-      customCrypto: { kzg: KZG_UNAVAILABLE },
+      customCrypto: { ecrecover: nativeEcrecover, kzg: KZG_UNAVAILABLE },
     });
     commonCache.set(key, common);
   }
