@@ -210,7 +210,7 @@ export const NODE_OPTIONS = [
     key: 'rpcHttpMaxActiveConnections',
     kind: int(),
     default: 80,
-    description: 'Maximum number of HTTP connections allowed for JSON-RPC',
+    description: 'Maximum number of HTTP connections allowed for JSON-RPC; further connections are closed',
   }),
   option({
     names: ['--rpc-http-workers'],

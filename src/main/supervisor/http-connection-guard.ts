@@ -10,9 +10,13 @@
  * thread owns the port, counts connections, and joins each admitted one to one of the workers, which
  * listen on private unix sockets, in both directions.
  *
- * The relay costs CPU on every request: two more reads and writes, most of it in the kernel (about
- * 12–15 µs per request measured with bench/rpc-throughput.ts; README "Running a node"). It runs on
- * the main thread, which has little else to do: on a thread of its own it measured the same.
+ * The relay costs CPU on every request: two more socket reads and writes and two more thread
+ * wake-ups, nearly all of it in the kernel (about 11–13 µs per eth_blockNumber measured with
+ * bench/rpc-throughput.ts, which doubles the node's CPU per request; README "Running a node"). It runs
+ * on the main thread, which has little else to do: on a thread of its own, with `pipe()` or reading
+ * into one reused buffer it measured the same within the noise. Relaying inside each transport
+ * thread, next to its uWS server, saves about a quarter of that, but needs every thread to accept on
+ * the port, which Node 20 cannot share between threads (no `reusePort`).
  *
  * The client's address does not reach uWS (it sees a unix socket); nothing there reads it. Should
  * something need it, this uWS build accepts a PROXY protocol v2 header (`getProxiedRemoteAddress`).
