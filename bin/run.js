@@ -1,14 +1,12 @@
 #!/usr/bin/env node
 // Basalt's command-line entry point. Plain JavaScript so the Node version can be checked before anything
-// else loads: the uWebSockets.js native build Basalt serves JSON-RPC with exists only for Node.js 20.
+// else loads. Any Node.js from 20 on runs it; which HTTP engine serves depends on the Node and the
+// uWebSockets.js build installed (src/main/supervisor/http-engine.ts, README "Node.js versions").
 
-const REQUIRED_NODE_MAJOR = 20;
+const OLDEST_NODE_MAJOR = 20;
 const nodeMajor = Number(process.versions.node.split('.')[0]);
-if (nodeMajor !== REQUIRED_NODE_MAJOR) {
-  process.stderr.write(
-    `Basalt requires Node.js ${REQUIRED_NODE_MAJOR}.x (its uWebSockets.js native build exists only for Node.js ${REQUIRED_NODE_MAJOR}); ` +
-      `this is Node.js ${process.versions.node}.\n`,
-  );
+if (nodeMajor < OLDEST_NODE_MAJOR) {
+  process.stderr.write(`Basalt requires Node.js ${OLDEST_NODE_MAJOR} or later; this is Node.js ${process.versions.node}.\n`);
   process.exit(1);
 }
 

@@ -1,7 +1,8 @@
 /**
  * A transport thread: serves the JSON-RPC HTTP port, the WebSocket port or both (the supervisor starts
  * `--rpc-http-workers` of them; HTTP on a private unix socket each, behind the supervisor's connection
- * guard on the public port; the WebSocket port shared), the first one IPC too, and the GraphQL port
+ * guard on the public port; the WebSocket port shared), on the HTTP engine the supervisor chose
+ * (src/transport/engine.ts), the first one IPC too, and the GraphQL port
  * (on the same threads, or on `--graphql-http-workers` threads that serve only it). JSON-RPC requests
  * are parsed here; transport-local methods are answered from shared memory, every other call goes
  * straight to the owning actor over its direct channel. WebSocket and IPC connections hold
@@ -23,15 +24,12 @@ import { IPC_RULES, WS_RULES, type StreamRules } from '../src/transport/jsonrpc-
 import type { Json, Wire } from '../src/shared/rpc/types.js';
 import type { RpcCall } from '../src/shared/actors/messages.js';
 import { HeadReader } from '../src/shared/shared-memory/head-view.js';
-import { startHttpServer } from '../src/transport/http-server.js';
-import type { HttpServerHandle } from '../src/transport/http-server.js';
+import { loadTransportEngine, type GraphqlServerHandle, type HttpServerHandle, type WsServerHandle } from '../src/transport/engine.js';
 import { startIpcServer, type IpcServerHandle } from '../src/transport/ipc-server.js';
 import { createDispatch, createLocalMethods } from '../src/transport/local-methods.js';
 import { createGraphqlService } from '../src/transport/graphql/execute.js';
-import { startGraphqlServer, type GraphqlServerHandle } from '../src/transport/graphql/server.js';
 import { StreamSession } from '../src/transport/stream-session.js';
 import { SubscriptionHub } from '../src/transport/subscription-hub.js';
-import { startWsServer, type WsServerHandle } from '../src/transport/ws-server.js';
 import { Logger, setLogLevel } from '../src/shared/util/log.js';
 
 const data = actorData('transport');
@@ -45,6 +43,8 @@ let graphqlServer: GraphqlServerHandle | undefined;
 
 exposeControl('transport', {
   async start() {
+    // The engine the supervisor chose (uWebSockets.js, or node:http and ws); only its modules load.
+    const engine = await loadTransportEngine(data.engine);
     const actors = {
       chain: openChannel(TRANSPORT_CHAIN, 'transport', data.ports.chain),
       txpool: openChannel(TRANSPORT_TXPOOL, 'transport', data.ports.txpool),
@@ -96,14 +96,14 @@ exposeControl('transport', {
         { chain: actors.chain, txpool: actors.txpool, chainId: data.chainId, headNumber: () => head.headNumber(), syncStatus },
         { maxComplexity: data.graphql.maxQueryComplexity, maxDepth: data.graphql.maxQueryDepth },
       );
-      graphqlServer = await startGraphqlServer(data.graphql, service);
+      graphqlServer = await engine.startGraphqlServer(data.graphql, service);
       graphqlService!.port = graphqlServer.port;
     }
 
     if (data.http !== undefined) {
       const apis = data.http.apis;
       const send = createDispatch(localMethods(apis), toActor);
-      http = await startHttpServer({
+      http = await engine.startHttpServer({
         ...data.http.server,
         call: createMethodCaller({ enabledApis: apis, transport: 'http', send }),
         health: () => {
@@ -143,7 +143,7 @@ exposeControl('transport', {
           });
       };
       if (data.ws !== undefined) {
-        ws = await startWsServer({ ...data.ws.server, counters, openSession: sessionsOf('ws', data.ws.apis, WS_RULES) });
+        ws = await engine.startWsServer({ ...data.ws.server, counters, openSession: sessionsOf('ws', data.ws.apis, WS_RULES) });
         wsService!.port = ws.port;
       }
       if (data.ipc !== undefined) ipc = await startIpcServer({ path: data.ipc.path, openSession: sessionsOf('ipc', data.ipc.apis, IPC_RULES) });

@@ -308,6 +308,32 @@ export function createHttpPolicy(cfg: HttpPolicyConfig): (request: HttpRequestFa
   };
 }
 
+const CREATED = answer(201);
+const AUTHENTICATION_NOT_ENABLED = answer(400, { reason: 'Authentication not enabled' });
+const INTERNAL_SERVER_ERROR = answer(500);
+
+/**
+ * The answer of a route that needs no body and nothing of the node but its health (`GET /`, the
+ * health checks, `POST /login` without authentication), with the verdict's CORS headers. The routes
+ * that serve a body (JSON-RPC, GraphQL) are the transport's: asked for one, this answers 500.
+ */
+export function plainRouteAnswer(verdict: HttpProceed, health: () => HealthSnapshot, queryString: string): HttpAnswer {
+  switch (verdict.route) {
+    case 'created':
+      return withCors(verdict.headers, CREATED);
+    case 'liveness':
+      return withCors(verdict.headers, answer(200, { body: healthBody(true) }));
+    case 'readiness': {
+      const ready = isReady(health(), new URLSearchParams(queryString));
+      return withCors(verdict.headers, answer(ready ? 200 : 503, { body: healthBody(ready) }));
+    }
+    case 'login':
+      return withCors(verdict.headers, AUTHENTICATION_NOT_ENABLED);
+    default:
+      return withCors(verdict.headers, INTERNAL_SERVER_ERROR);
+  }
+}
+
 /** The answer to a request let through whose body, read in chunks, outgrew the limit after all. */
 export function bodyTooLarge(verdict: HttpProceed): HttpAnswer {
   return withCors(verdict.headers, TOO_LARGE);
@@ -335,7 +361,6 @@ export interface WsPortPolicy {
 }
 
 const UPGRADE_HOST_REJECTED = answer(403);
-const LOGIN_DISABLED = answer(400, { reason: 'Authentication not enabled' });
 const NOT_A_WEBSOCKET = answer(400, { body: WS_PORT_HTTP_BODY });
 
 /**
@@ -349,7 +374,7 @@ export function createWsPortPolicy(cfg: Pick<HttpPolicyConfig, 'hostAllowlist'>)
     upgrade: (host) => (hostAllowed(host) ? undefined : UPGRADE_HOST_REJECTED),
     request: (request) => {
       if (!hostAllowed(request.host)) return HOST_REJECTED;
-      return resolveRoute(request.method, request.path) === 'login' ? LOGIN_DISABLED : NOT_A_WEBSOCKET;
+      return resolveRoute(request.method, request.path) === 'login' ? AUTHENTICATION_NOT_ENABLED : NOT_A_WEBSOCKET;
     },
   };
 }

@@ -10,26 +10,13 @@
  */
 import type { us_listen_socket } from 'uWebSockets.js';
 import { Server, type Request, type Response } from 'hyper-express';
-import type { HttpListenConfig } from '../shared/actors/worker-data.js';
-import type { JsonRpcContext, RpcCaller } from './jsonrpc.js';
+import type { JsonRpcContext } from './jsonrpc.js';
+import type { HttpServerConfig, HttpServerHandle } from './engine.js';
 import { Logger } from '../shared/util/log.js';
-import { createHttpPolicy, healthBody, isReady, type HealthSnapshot, type HttpAnswer, type HttpHeaders } from './http-policy.js';
+import { createHttpPolicy, plainRouteAnswer, type HttpAnswer, type HttpHeaders } from './http-policy.js';
 import { serveJsonRpc } from './jsonrpc-route.js';
-import { assertNativeUws } from '../shared/uws-native.js';
 
 const log = new Logger('JsonRpcHttp');
-
-export interface HttpServerConfig extends HttpListenConfig {
-  /** Executes one method call (see `createMethodCaller`). */
-  call: RpcCaller;
-  /** Node state `/readiness` is decided from; read on each health request. */
-  health(): HealthSnapshot;
-}
-
-export interface HttpServerHandle {
-  /** Stops accepting connections and closes the open ones. */
-  close(): Promise<void>;
-}
 
 /**
  * hyper-express enforces its body limit before any handler runs, which would put the size check
@@ -38,7 +25,6 @@ export interface HttpServerHandle {
 const UNLIMITED = Number.MAX_SAFE_INTEGER;
 
 export async function startHttpServer(cfg: HttpServerConfig): Promise<HttpServerHandle> {
-  assertNativeUws();
   const policy = createHttpPolicy(cfg);
   const timeoutMs = (cfg.timeoutSeconds ?? 30) * 1000;
   const rpc: JsonRpcContext = { maxBatchSize: cfg.maxBatchSize, prettyPrint: cfg.prettyPrint, call: cfg.call };
@@ -58,28 +44,9 @@ export async function startHttpServer(cfg: HttpServerConfig): Promise<HttpServer
       sendAnswer(response, verdict);
       return;
     }
-    writeHeaders(response, verdict.headers);
-    switch (verdict.route) {
-      case 'created':
-        response.status(201).send();
-        return;
-      case 'liveness':
-        response.status(200).send(healthBody(true));
-        return;
-      case 'readiness': {
-        const ready = isReady(cfg.health(), new URLSearchParams(request.path_query));
-        response.status(ready ? 200 : 503).send(healthBody(ready));
-        return;
-      }
-      case 'login':
-        response.status(400, 'Authentication not enabled').send();
-        return;
-      case 'jsonrpc':
-        // POST / is served by the route on the uWS app itself (jsonrpc-route.ts), which uWS ranks above
-        // this catch-all; no request gets here.
-        response.status(500).send();
-        return;
-    }
+    // POST / is served by the route on the uWS app itself (jsonrpc-route.ts), which uWS ranks above
+    // this catch-all: every request that gets here has a plain answer.
+    sendAnswer(response, plainRouteAnswer(verdict, cfg.health, request.path_query));
   };
 
   const server = new Server({ max_body_length: UNLIMITED, auto_close: false });

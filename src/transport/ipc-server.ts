@@ -15,7 +15,7 @@ import { answersOnUnixSocket, ipcPathInUseMessage } from '../shared/util/unix-so
 import { JsonValueSplitter } from './json-splitter.js';
 import { IPC_RULES, parseFailureAnswer } from './jsonrpc-stream.js';
 import type { StreamSession } from './stream-session.js';
-import { SEND_BUFFER_LIMIT } from './ws-server.js';
+import { SEND_BUFFER_LIMIT } from './engine.js';
 
 const log = new Logger('JsonRpcIpc');
 

@@ -8,7 +8,7 @@
  * same policy (http-policy.ts) before serving anything.
  */
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
-import { handleJsonRpcBody, type HttpReply, type JsonRpcContext } from './jsonrpc.js';
+import { errorResponseText, handleJsonRpcBody, type HttpReply, type JsonRpcContext } from './jsonrpc.js';
 import { RpcErrors } from '../shared/rpc/errors.js';
 import { Logger } from '../shared/util/log.js';
 import { bodyTooLarge, type HttpAnswer, type HttpHeaders, type HttpProceed, type HttpRequestFacts, type HttpVerdict } from './http-policy.js';
@@ -30,8 +30,8 @@ const STATUS_LINES: Record<number, string> = {
   401: '401 Unauthorized',
   408: '408 Request Timeout',
 };
-const INTERNAL_ERROR_BODY = `{"jsonrpc":"2.0","id":null,"error":{"code":${RpcErrors.INTERNAL_ERROR.code},"message":"${RpcErrors.INTERNAL_ERROR.message}"}}`;
-const TIMEOUT_BODY = `{"jsonrpc":"2.0","id":null,"error":{"code":${RpcErrors.TIMEOUT_EXPIRED.code},"message":"${RpcErrors.TIMEOUT_EXPIRED.message}"}}`;
+const INTERNAL_ERROR_BODY = errorResponseText(RpcErrors.INTERNAL_ERROR);
+const TIMEOUT_BODY = errorResponseText(RpcErrors.TIMEOUT_EXPIRED);
 
 /** A request whose answer has not been written yet; the sweeper answers it 408 once it is too old. */
 interface Pending {

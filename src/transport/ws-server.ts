@@ -16,10 +16,8 @@
  */
 import uWS from 'uWebSockets.js';
 import type { HttpRequest, HttpResponse, TemplatedApp, WebSocket } from 'uWebSockets.js';
-import type { WsListenConfig } from '../shared/actors/worker-data.js';
-import type { TransportCounters } from '../shared/shared-memory/transport-counters.js';
-import { assertNativeUws } from '../shared/uws-native.js';
 import { Logger } from '../shared/util/log.js';
+import { FRAMES_PER_MESSAGE, SEND_BUFFER_LIMIT, WS_IDLE_TIMEOUT_SECONDS, type WsServerConfig, type WsServerHandle } from './engine.js';
 import { createWsPortPolicy } from './http-policy.js';
 import { writeAnswer } from './jsonrpc-route.js';
 import type { StreamSession } from './stream-session.js';
@@ -27,33 +25,8 @@ import { closeListenSocket, listenUws } from './uws-listen.js';
 
 const log = new Logger('WebSocket');
 
-/** Besu accepts messages of up to this many frames of `--rpc-ws-max-frame-size`. */
-export const FRAMES_PER_MESSAGE = 4;
-
-/**
- * Bytes of answers and notifications that may wait for a client that does not read before its
- * connection is closed. A single answer larger than this still goes out to a client that reads.
- */
-export const SEND_BUFFER_LIMIT = 8 * 1024 * 1024;
-
-/** uWS closes a connection idle this long (pinging it first, which a live client answers). */
-const IDLE_TIMEOUT_SECONDS = 120;
-
 /** uWS `send` result: the message was not queued because the send buffer is over its limit. */
 const SEND_DROPPED = 2;
-
-export interface WsServerConfig extends WsListenConfig {
-  counters: TransportCounters;
-  /** A new connection: the session that answers its messages, writing through `write`. */
-  openSession(write: (text: string) => void): StreamSession;
-  /** Overrides SEND_BUFFER_LIMIT (tests). */
-  sendBufferLimit?: number;
-}
-
-export interface WsServerHandle {
-  readonly port: number;
-  close(): void;
-}
 
 interface Connection {
   session?: StreamSession;
@@ -63,7 +36,6 @@ interface Connection {
 }
 
 export async function startWsServer(cfg: WsServerConfig): Promise<WsServerHandle> {
-  assertNativeUws();
   const policy = createWsPortPolicy(cfg);
   const sendBufferLimit = cfg.sendBufferLimit ?? SEND_BUFFER_LIMIT;
   const open = new Set<WebSocket<Connection>>();
@@ -81,7 +53,7 @@ export async function startWsServer(cfg: WsServerConfig): Promise<WsServerHandle
   app.ws<Connection>('/*', {
     maxPayloadLength: FRAMES_PER_MESSAGE * cfg.maxFrameSize,
     maxBackpressure: sendBufferLimit,
-    idleTimeout: IDLE_TIMEOUT_SECONDS,
+    idleTimeout: WS_IDLE_TIMEOUT_SECONDS,
     sendPingsAutomatically: true,
     upgrade: (res: HttpResponse, req: HttpRequest, context) => {
       const refusal = policy.upgrade(req.getHeader('host') || undefined);

@@ -73,9 +73,15 @@ interface SpawnOptions {
   nodeFlags?: string[];
 }
 
+/**
+ * `--Xhttp-engine` for every node the tests start, from this variable of the test run: how CI runs
+ * e2e files against the node:http engine on a Node where uWebSockets.js loads (`npm run test:e2e:node-engine`).
+ */
+const HTTP_ENGINE_OF_TEST_RUN = 'BASALT_XHTTP_ENGINE';
+
 function spawnBasalt(argv: string[], opts: SpawnOptions = {}): Spawned {
   const env: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(process.env)) if (!name.startsWith('BASALT_')) env[name] = value;
+  for (const [name, value] of Object.entries(process.env)) if (!name.startsWith('BASALT_') || name === HTTP_ENGINE_OF_TEST_RUN) env[name] = value;
   const child = spawn(process.execPath, [...(opts.nodeFlags ?? []), BIN, ...argv], { env: { ...env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   let stdout = '';

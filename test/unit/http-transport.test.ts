@@ -3,7 +3,7 @@
  * loopback, as the node runs them; raw HTTP requests (node:http, so that Host and other headers are
  * exactly what the test says).
  */
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import http from 'node:http';
 import net from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -23,9 +23,11 @@ import {
   resolveRoute,
   type HealthSnapshot,
 } from '../../src/transport/http-policy.js';
-import { startHttpServer, type HttpServerConfig } from '../../src/transport/http-server.js';
+import { loadTransportEngine, type HttpServerConfig } from '../../src/transport/engine.js';
+import type { HttpEngineName } from '../../src/shared/actors/worker-data.js';
 import { startConnectionGuard } from '../../src/main/supervisor/http-connection-guard.js';
-import { assertNativeUws, nativeUwsBinaryPath } from '../../src/shared/uws-native.js';
+import { chooseHttpEngine, probeNativeUws } from '../../src/main/supervisor/http-engine.js';
+import { StartupError } from '../../src/main/supervisor/network.js';
 
 interface Reply {
   status: number;
@@ -69,71 +71,91 @@ const fakeCall: RpcCaller = async (method, params) => {
   return { error: RpcErrors.METHOD_NOT_FOUND };
 };
 
-let health: HealthSnapshot = { p2pEnabled: true, peerCount: 0 };
-
 interface TestServer {
   port: number;
   close(): Promise<void>;
 }
 
-/** Servers with `overrides`, one per entry of `calls`, behind one guard on a free loopback port. */
-async function servers(overrides: Partial<HttpServerConfig>, calls: RpcCaller[]): Promise<TestServer> {
-  const dir = mkdtempSync(join(tmpdir(), 'basalt-http-test-'));
-  const closers: (() => Promise<void>)[] = [];
-  const close = async () => {
-    for (const closer of closers.reverse()) await closer();
-    rmSync(dir, { recursive: true, force: true });
-  };
-  try {
-    const socketPaths = calls.map((_, i) => join(dir, `worker-${i}.sock`));
-    for (const [i, call] of calls.entries()) {
-      const http = await startHttpServer({
-        host: '127.0.0.1',
-        port: 0,
-        socketPath: socketPaths[i]!,
-        hostAllowlist: ['localhost', '127.0.0.1'],
-        corsOrigins: ['http://foo.io', 'https://.*\\.example\\.org'],
-        maxRequestContentLength: 1000,
-        maxBatchSize: 3,
-        prettyPrint: false,
-        call,
-        health: () => health,
-        ...overrides,
-      });
-      closers.push(() => http.close());
-    }
-    const guard = await startConnectionGuard({ host: '127.0.0.1', port: 0, maxActiveConnections: 80, upstreams: socketPaths });
-    closers.push(() => guard.close());
-    guard.open();
-    return { port: guard.port, close };
-  } catch (err) {
-    await close();
-    throw err;
-  }
+/** What a server test gets: its engine's shared server, and a way to start more with other settings. */
+interface Harness {
+  engine: HttpEngineName;
+  main: TestServer;
+  /** Servers with `overrides`, one per entry of `calls`, behind one guard on a free loopback port. */
+  servers(overrides: Partial<HttpServerConfig>, calls: RpcCaller[]): Promise<TestServer>;
+  server(overrides?: Partial<HttpServerConfig>): Promise<TestServer>;
+  /** What the main server's /readiness reads. */
+  setHealth(health: HealthSnapshot): void;
 }
 
-const server = (overrides: Partial<HttpServerConfig> = {}): Promise<TestServer> => servers(overrides, [overrides.call ?? fakeCall]);
+/** The engines that run in this process: both on Node 20, the node:http one alone where uWS does not load. */
+const ENGINES: readonly HttpEngineName[] = probeNativeUws().loaded ? ['uws', 'node'] : ['node'];
 
-let main: TestServer;
-test.before(async () => {
-  main = await server();
+async function harness(name: HttpEngineName): Promise<Harness> {
+  const engine = await loadTransportEngine(name);
+  let health: HealthSnapshot = { p2pEnabled: true, peerCount: 0 };
+  const servers = async (overrides: Partial<HttpServerConfig>, calls: RpcCaller[]): Promise<TestServer> => {
+    const dir = mkdtempSync(join(tmpdir(), 'basalt-http-test-'));
+    const closers: (() => Promise<void>)[] = [];
+    const close = async () => {
+      for (const closer of closers.reverse()) await closer();
+      rmSync(dir, { recursive: true, force: true });
+    };
+    try {
+      const socketPaths = calls.map((_, i) => join(dir, `worker-${i}.sock`));
+      for (const [i, call] of calls.entries()) {
+        const http = await engine.startHttpServer({
+          host: '127.0.0.1',
+          port: 0,
+          socketPath: socketPaths[i]!,
+          hostAllowlist: ['localhost', '127.0.0.1'],
+          corsOrigins: ['http://foo.io', 'https://.*\\.example\\.org'],
+          maxRequestContentLength: 1000,
+          maxBatchSize: 3,
+          prettyPrint: false,
+          call,
+          health: () => health,
+          ...overrides,
+        });
+        closers.push(() => http.close());
+      }
+      const guard = await startConnectionGuard({ host: '127.0.0.1', port: 0, maxActiveConnections: 80, upstreams: socketPaths });
+      closers.push(() => guard.close());
+      guard.open();
+      return { port: guard.port, close };
+    } catch (err) {
+      await close();
+      throw err;
+    }
+  };
+  const server = (overrides: Partial<HttpServerConfig> = {}): Promise<TestServer> => servers(overrides, [overrides.call ?? fakeCall]);
+  return { engine: name, main: await server(), servers, server, setHealth: (next) => (health = next) };
+}
+
+const harnesses = new Map<HttpEngineName, Promise<Harness>>();
+test.before(() => {
+  for (const engine of ENGINES) harnesses.set(engine, harness(engine));
 });
 test.after.always(async () => {
-  await main.close();
+  for (const h of harnesses.values()) await (await h).main.close();
 });
+
+/** A test of the HTTP port, run once per engine: both must give the same answers. */
+function serverTest(title: string, body: (t: ExecutionContext, h: Harness) => Promise<void>): void {
+  for (const engine of ENGINES) test(`${engine}: ${title}`, async (t) => body(t, await harnesses.get(engine)!));
+}
 
 // ---------------------------------------------------------------------------------------------
 // JSON-RPC over HTTP
 // ---------------------------------------------------------------------------------------------
 
-test('POST / answers JSON-RPC with application/json', async (t) => {
+serverTest('POST / answers JSON-RPC with application/json', async (t, { main, server, servers, setHealth }) => {
   const reply = await send(main.port, { body: rpcBody('echo', ['a', 1]) });
   t.is(reply.status, 200);
   t.is(reply.headers['content-type'], 'application/json');
   t.is(reply.body, '{"jsonrpc":"2.0","id":1,"result":["a",1]}');
 });
 
-test('parse errors and empty batches are 400, method errors 200', async (t) => {
+serverTest('parse errors and empty batches are 400, method errors 200', async (t, { main, server, servers, setHealth }) => {
   const parse = await send(main.port, { body: '{"jsonrpc"' });
   t.is(parse.status, 400);
   t.is(parse.body, '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}');
@@ -146,13 +168,13 @@ test('parse errors and empty batches are 400, method errors 200', async (t) => {
   t.is(notFound.body, '{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}}');
 });
 
-test('a notification answers 200 with an empty body', async (t) => {
+serverTest('a notification answers 200 with an empty body', async (t, { main, server, servers, setHealth }) => {
   const reply = await send(main.port, { body: '{"jsonrpc":"2.0","method":"echo"}' });
   t.is(reply.status, 200);
   t.is(reply.body, '');
 });
 
-test('batches: array answer, notifications omitted; over the limit a single -32005 object with 200', async (t) => {
+serverTest('batches: array answer, notifications omitted; over the limit a single -32005 object with 200', async (t, { main, server, servers, setHealth }) => {
   const batch = await send(main.port, { body: `[${rpcBody('echo', [1], 1)},{"method":"echo"},5]` });
   t.is(batch.status, 200);
   t.is(batch.body, '[{"jsonrpc":"2.0","id":1,"result":[1]},{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request"}}]');
@@ -161,13 +183,13 @@ test('batches: array answer, notifications omitted; over the limit a single -320
   t.is(tooMany.body, '{"jsonrpc":"2.0","id":null,"error":{"code":-32005,"message":"Number of requests exceeds max batch size"}}');
 });
 
-test('a chunked request body is read', async (t) => {
+serverTest('a chunked request body is read', async (t, { main, server, servers, setHealth }) => {
   const reply = await send(main.port, { chunks: ['{"jsonrpc":"2.0","id":9,', '"method":"echo","params":["x"]}'] });
   t.is(reply.status, 200);
   t.is(reply.body, '{"jsonrpc":"2.0","id":9,"result":["x"]}');
 });
 
-test('pretty printing applies to single responses, not batches', async (t) => {
+serverTest('pretty printing applies to single responses, not batches', async (t, { main, server, servers, setHealth }) => {
   const pretty = await server({ prettyPrint: true });
   try {
     t.is((await send(pretty.port, { body: rpcBody('echo', [1]) })).body, '{\n  "jsonrpc" : "2.0",\n  "id" : 1,\n  "result" : [ 1 ]\n}');
@@ -177,7 +199,7 @@ test('pretty printing applies to single responses, not batches', async (t) => {
   }
 });
 
-test('a JSON-RPC body still running at the timeout answers 408', async (t) => {
+serverTest('a JSON-RPC body still running at the timeout answers 408', async (t, { main, server, servers, setHealth }) => {
   const slow = await server({ timeoutSeconds: 0.2 });
   try {
     const reply = await send(slow.port, { body: rpcBody('hang') });
@@ -189,7 +211,7 @@ test('a JSON-RPC body still running at the timeout answers 408', async (t) => {
   }
 });
 
-test('concurrent requests are all answered with their own ids', async (t) => {
+serverTest('concurrent requests are all answered with their own ids', async (t, { main, server, servers, setHealth }) => {
   const replies = await Promise.all(Array.from({ length: 40 }, (_, i) => send(main.port, { body: rpcBody('echo', [i], i) })));
   replies.forEach((reply, i) => t.is(reply.body, `{"jsonrpc":"2.0","id":${i},"result":[${i}]}`));
 });
@@ -198,13 +220,13 @@ test('concurrent requests are all answered with their own ids', async (t) => {
 // Routes
 // ---------------------------------------------------------------------------------------------
 
-test('GET / → 201 with an empty body', async (t) => {
+serverTest('GET / → 201 with an empty body', async (t, { main, server, servers, setHealth }) => {
   const reply = await send(main.port, { method: 'GET' });
   t.is(reply.status, 201);
   t.is(reply.body, '');
 });
 
-test('unknown path → 404 with Vert.x body; known path with another method → 405 empty', async (t) => {
+serverTest('unknown path → 404 with Vert.x body; known path with another method → 405 empty', async (t, { main, server, servers, setHealth }) => {
   const missing = await send(main.port, { method: 'GET', path: '/nothing/here' });
   t.is(missing.status, 404);
   t.is(missing.body, '<html><body><h1>Resource not found</h1></body></html>');
@@ -221,20 +243,20 @@ test('unknown path → 404 with Vert.x body; known path with another method → 
   }
 });
 
-test('POST /login without authentication → 400 "Authentication not enabled", empty body', async (t) => {
+serverTest('POST /login without authentication → 400 "Authentication not enabled", empty body', async (t, { main, server, servers, setHealth }) => {
   const reply = await send(main.port, { path: '/login', body: '{"username":"u","password":"p"}' });
   t.is(reply.status, 400);
   t.is(reply.statusText, 'Authentication not enabled');
   t.is(reply.body, '');
 });
 
-test('an Accept header that excludes JSON → 406 on the JSON routes', async (t) => {
+serverTest('an Accept header that excludes JSON → 406 on the JSON routes', async (t, { main, server, servers, setHealth }) => {
   t.is((await send(main.port, { body: rpcBody('echo'), headers: { accept: 'text/html' } })).status, 406);
   t.is((await send(main.port, { body: rpcBody('echo'), headers: { accept: 'text/html, application/*;q=0.5' } })).status, 200);
   t.is((await send(main.port, { body: rpcBody('echo'), headers: { accept: '*/*' } })).status, 200);
 });
 
-test('/liveness is always UP; /readiness follows peers, sync and query parameters', async (t) => {
+serverTest('/liveness is always UP; /readiness follows peers, sync and query parameters', async (t, { main, server, servers, setHealth }) => {
   const up = '{\n  "status" : "UP"\n}';
   const down = '{\n  "status" : "DOWN"\n}';
   const check = async (path: string, status: number, body: string) => {
@@ -242,25 +264,25 @@ test('/liveness is always UP; /readiness follows peers, sync and query parameter
     t.is(reply.status, status, path);
     t.is(reply.body, body, path);
   };
-  health = { p2pEnabled: true, peerCount: 0 };
+  setHealth({ p2pEnabled: true, peerCount: 0 });
   await check('/liveness', 200, up);
   await check('/readiness', 503, down);
   await check('/readiness?minPeers=0', 200, up);
   await check('/readiness?minPeers=abc', 503, down);
-  health = { p2pEnabled: false, peerCount: 0 };
+  setHealth({ p2pEnabled: false, peerCount: 0 });
   await check('/readiness', 200, up);
-  health = { p2pEnabled: false, peerCount: 0, sync: { currentBlock: 10n, highestBlock: 15n } };
+  setHealth({ p2pEnabled: false, peerCount: 0, sync: { currentBlock: 10n, highestBlock: 15n } });
   await check('/readiness', 503, down);
   await check('/readiness?maxBlocksBehind=5', 200, up);
   await check('/readiness?maxBlocksBehind=x', 503, down);
-  health = { p2pEnabled: true, peerCount: 0 };
+  setHealth({ p2pEnabled: true, peerCount: 0 });
 });
 
 // ---------------------------------------------------------------------------------------------
 // Host allow-list, CORS, size limit, and their order
 // ---------------------------------------------------------------------------------------------
 
-test('Host not in the allow-list → 403 JSON message; the check is case-insensitive and ignores the port', async (t) => {
+serverTest('Host not in the allow-list → 403 JSON message; the check is case-insensitive and ignores the port', async (t, { main, server, servers, setHealth }) => {
   const rejected = await send(main.port, { body: rpcBody('echo'), headers: { host: 'evil.com:8545' } });
   t.is(rejected.status, 403);
   t.is(rejected.body, '{"message":"Host not authorized."}');
@@ -271,7 +293,7 @@ test('Host not in the allow-list → 403 JSON message; the check is case-insensi
   t.is((await send(main.port, { body: rpcBody('echo'), headers: { host: 'localhost.evil.com' } })).status, 403);
 });
 
-test('allow-list "*" accepts any Host', async (t) => {
+serverTest('allow-list "*" accepts any Host', async (t, { main, server, servers, setHealth }) => {
   const open = await server({ hostAllowlist: ['*'] });
   try {
     t.is((await send(open.port, { body: rpcBody('echo'), headers: { host: 'anything.example' } })).status, 200);
@@ -280,7 +302,7 @@ test('allow-list "*" accepts any Host', async (t) => {
   }
 });
 
-test('CORS: allowed origins are echoed, others get 403, requests without Origin pass', async (t) => {
+serverTest('CORS: allowed origins are echoed, others get 403, requests without Origin pass', async (t, { main, server, servers, setHealth }) => {
   const allowed = await send(main.port, { body: rpcBody('echo'), headers: { origin: 'http://foo.io' } });
   t.is(allowed.status, 200);
   t.is(allowed.headers['access-control-allow-origin'], 'http://foo.io');
@@ -294,7 +316,7 @@ test('CORS: allowed origins are echoed, others get 403, requests without Origin 
   t.is((await send(main.port, { body: rpcBody('echo') })).headers['access-control-allow-origin'], undefined);
 });
 
-test('CORS preflight: allowed → 204 with allowed headers; denied → 403', async (t) => {
+serverTest('CORS preflight: allowed → 204 with allowed headers; denied → 403', async (t, { main, server, servers, setHealth }) => {
   const preflight = await send(main.port, {
     method: 'OPTIONS',
     headers: { origin: 'http://foo.io', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
@@ -308,7 +330,7 @@ test('CORS preflight: allowed → 204 with allowed headers; denied → 403', asy
   t.is((await send(main.port, { method: 'OPTIONS', headers: { origin: 'http://foo.io' } })).status, 405);
 });
 
-test('CORS with no configured origins rejects every Origin; "*" accepts any, extensions included', async (t) => {
+serverTest('CORS with no configured origins rejects every Origin; "*" accepts any, extensions included', async (t, { main, server, servers, setHealth }) => {
   const none = await server({ corsOrigins: [] });
   const any = await server({ corsOrigins: ['*'] });
   try {
@@ -321,7 +343,7 @@ test('CORS with no configured origins rejects every Origin; "*" accepts any, ext
   }
 });
 
-test('a body over the limit → 413, for declared and for chunked lengths', async (t) => {
+serverTest('a body over the limit → 413, for declared and for chunked lengths', async (t, { main, server, servers, setHealth }) => {
   const declared = await send(main.port, { body: rpcBody('echo', ['x'.repeat(2000)]) });
   t.is(declared.status, 413);
   t.is(declared.statusText, 'Request Entity Too Large');
@@ -332,7 +354,7 @@ test('a body over the limit → 413, for declared and for chunked lengths', asyn
   t.is((await send(main.port, { body: justUnder })).status, 200);
 });
 
-test('checks run in Besu order: host, then CORS, then size', async (t) => {
+serverTest('checks run in Besu order: host, then CORS, then size', async (t, { main, server, servers, setHealth }) => {
   const big = rpcBody('echo', ['x'.repeat(5000)]);
   t.is((await send(main.port, { body: big, headers: { host: 'evil.com', origin: 'http://bar.io' } })).status, 403);
   const corsFirst = await send(main.port, { body: big, headers: { origin: 'http://bar.io' } });
@@ -343,7 +365,7 @@ test('checks run in Besu order: host, then CORS, then size', async (t) => {
   t.is((await send(main.port, { method: 'GET', path: '/nowhere', headers: { host: 'evil.com' } })).status, 403);
 });
 
-test('every answer after the CORS step carries the allowed Origin, on the JSON-RPC route and the others alike', async (t) => {
+serverTest('every answer after the CORS step carries the allowed Origin, on the JSON-RPC route and the others alike', async (t, { main, server, servers, setHealth }) => {
   const origin = { origin: 'http://foo.io' };
   const big = rpcBody('echo', ['x'.repeat(5000)]);
   const answers = {
@@ -364,7 +386,7 @@ test('every answer after the CORS step carries the allowed Origin, on the JSON-R
   t.deepEqual(Object.values(answers).map((reply) => reply.status), [200, 413, 413, 406, 406, 413, 404, 405, 201]);
 });
 
-test('the guard spreads connections over the servers behind it and owns its port exclusively', async (t) => {
+serverTest('the guard spreads connections over the servers behind it and owns its port exclusively', async (t, { main, server, servers, setHealth }) => {
   const answeredBy = (name: string): RpcCaller => async () => ({ result: name });
   const both = await servers({}, [answeredBy('first'), answeredBy('second')]);
   try {
@@ -378,7 +400,7 @@ test('the guard spreads connections over the servers behind it and owns its port
   }
 });
 
-test('an invalid CORS pattern is a start-up error with Besu\'s message', async (t) => {
+serverTest('an invalid CORS pattern is a start-up error with Besu\'s message', async (t, { main, server, servers, setHealth }) => {
   await t.throwsAsync(server({ corsOrigins: ['(unclosed'] }), { message: 'Domain values result in invalid regex pattern' });
 });
 
@@ -467,16 +489,73 @@ test('the HTTP policy: host allow-list, CORS, size, route, Accept, in that order
   t.like(tooLarge, { kind: 'answer', status: 413, reason: 'Request Entity Too Large', body: 'Request Entity Too Large', closeConnection: true });
 });
 
-test('uWebSockets.js runs natively on this Node', (t) => {
-  t.notThrows(() => assertNativeUws());
-  t.regex(nativeUwsBinaryPath(), new RegExp(`uws_${process.platform}_${process.arch}_${process.versions.modules}\\.node$`));
+// ---------------------------------------------------------------------------------------------
+// The engines: the same answers, and the choice at start
+// ---------------------------------------------------------------------------------------------
+
+/** Headers each engine writes of its own (framing, date, keep-alive, uWS' name), not the node's answer. */
+const ENGINE_HEADERS = new Set(['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding', 'uwebsockets']);
+
+const answerOf = (reply: Reply) => ({
+  status: reply.status,
+  statusText: reply.statusText,
+  body: reply.body,
+  headers: Object.entries(reply.headers).filter(([name]) => !ENGINE_HEADERS.has(name)),
 });
 
-test('assertNativeUws fails fast when the fallback is forced', (t) => {
+test('both engines give the same status line, headers and body to the same requests', async (t) => {
+  if (ENGINES.length < 2) {
+    t.pass(`only ${ENGINES.join()} loads on Node ${process.version}: nothing to compare`);
+    return;
+  }
+  const [uws, node] = await Promise.all(ENGINES.map((engine) => harnesses.get(engine)!));
+  const requests: RequestOptions[] = [
+    { body: rpcBody('echo', ['a']) },
+    { body: '{"jsonrpc"' },
+    { body: '[]' },
+    { method: 'GET' },
+    // Not /readiness: another test changes the health it reads.
+    { method: 'GET', path: '/liveness' },
+    { method: 'GET', path: '/nothing' },
+    { method: 'PUT', path: '/' },
+    { path: '/login', body: '{}' },
+    { body: rpcBody('echo'), headers: { accept: 'text/html' } },
+    { body: rpcBody('echo'), headers: { host: 'evil.com' } },
+    { body: rpcBody('echo'), headers: { origin: 'http://foo.io' } },
+    { body: rpcBody('echo'), headers: { origin: 'http://bar.io' } },
+    { method: 'OPTIONS', headers: { origin: 'http://foo.io', 'access-control-request-method': 'POST' } },
+    { body: 'x'.repeat(1001), headers: { origin: 'http://foo.io' } },
+    { chunks: ['x'.repeat(600), 'x'.repeat(600)] },
+  ];
+  for (const request of requests) {
+    const [fromUws, fromNode] = await Promise.all([send(uws!.main.port, request), send(node!.main.port, request)]);
+    t.deepEqual(answerOf(fromNode), answerOf(fromUws), JSON.stringify(request).slice(0, 120));
+  }
+});
+
+test('the engine is uWebSockets.js where its native build loads, node:http and ws otherwise or when forced', (t) => {
+  const loads = () => ({ loaded: true as const, build: 'uWebSockets.js@20.30.0' });
+  const fails = () => ({ loaded: false as const, build: 'uWebSockets.js@20.30.0', reason: 'it has no binary for Node v24.0.0' });
+  t.like(chooseHttpEngine('auto', loads), { engine: 'uws', warn: false, message: 'HTTP engine: uWebSockets.js (uWebSockets.js@20.30.0, native)' });
+  const fallback = chooseHttpEngine('auto', fails);
+  t.like(fallback, { engine: 'node', warn: true });
+  t.regex(fallback.message, /^HTTP engine: node:http and ws, because uWebSockets\.js \(uWebSockets\.js@20\.30\.0\) cannot serve: it has no binary for Node v24\.0\.0/);
+  t.like(chooseHttpEngine('node', loads), { engine: 'node', warn: false });
+  const forced = t.throws(() => chooseHttpEngine('uws', fails), { instanceOf: StartupError });
+  t.regex(forced.message, /--Xhttp-engine=UWS/);
+});
+
+test('the installed uWebSockets.js loads natively on Node 20, and is refused with the reason elsewhere', (t) => {
+  const probe = probeNativeUws();
+  if (process.versions.node.startsWith('20.')) t.like(probe, { loaded: true, build: '@trufflesuite/uws-js-unofficial@20.30.0-unofficial.0' });
+  else t.like(probe, { loaded: false, reason: `it has no binary for Node ${process.version} (${process.platform}-${process.arch}, ABI ${process.versions.modules})` });
+});
+
+test('uWS forced to its JavaScript shim counts as not loading', (t) => {
   const previous = process.env.UWS_USE_FALLBACK;
   process.env.UWS_USE_FALLBACK = '1';
   try {
-    t.throws(() => assertNativeUws(), { message: /JavaScript fallback/ });
+    t.like(probeNativeUws(), { loaded: false, reason: 'UWS_USE_FALLBACK forces its JavaScript shim' });
   } finally {
     if (previous === undefined) delete process.env.UWS_USE_FALLBACK;
     else process.env.UWS_USE_FALLBACK = previous;

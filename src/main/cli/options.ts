@@ -44,6 +44,10 @@ export const NETWORKS = [
 /** Named networks Besu knows; Basalt itself only runs `dev` (and custom genesis files). */
 export type NetworkName = (typeof NETWORKS)[number];
 
+/** `--Xhttp-engine`: `auto` picks uWebSockets.js when it loads (src/main/supervisor/http-engine.ts); `uws` and `node` force one. */
+export const HTTP_ENGINE_SETTINGS = ['auto', 'uws', 'node'] as const;
+export type HttpEngineSetting = (typeof HTTP_ENGINE_SETTINGS)[number];
+
 export const TX_POOL_IMPLEMENTATIONS = ['LAYERED', 'SEQUENCED', 'LEGACY'] as const;
 
 export interface OptionRow<K extends string, T, HasDefault extends boolean> {
@@ -219,6 +223,14 @@ export const NODE_OPTIONS = [
     default: () => availableParallelism(),
     defaultText: 'number of CPUs',
     description: 'Number of worker threads serving JSON-RPC HTTP and WebSocket (Basalt)',
+  }),
+  option({
+    names: ['--Xhttp-engine'],
+    key: 'httpEngine',
+    kind: enumeration(HTTP_ENGINE_SETTINGS, { paramLabel: '<ENGINE>' }),
+    default: 'auto',
+    hidden: true,
+    description: 'What serves the JSON-RPC HTTP, WebSocket and GraphQL ports: AUTO (uWebSockets.js where its native build loads, else node:http and ws), UWS, or NODE (Basalt)',
   }),
   option({
     names: ['--json-pretty-print-enabled'],

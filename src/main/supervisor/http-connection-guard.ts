@@ -18,6 +18,10 @@
  * thread, next to its uWS server, saves about a quarter of that, but needs every thread to accept on
  * the port, which Node 20 cannot share between threads (no `reusePort`).
  *
+ * With the `node` HTTP engine (src/transport/engine.ts) the same relay, without a limit, owns the
+ * WebSocket and GraphQL ports too: node:http cannot share a port between threads on Node 20, where
+ * uWS' listeners do (SO_REUSEPORT). The WebSocket limit stays the workers' (counted in shared memory).
+ *
  * The client's address does not reach uWS (it sees a unix socket); nothing there reads it. Should
  * something need it, this uWS build accepts a PROXY protocol v2 header (`getProxiedRemoteAddress`).
  */
@@ -32,7 +36,10 @@ export interface ConnectionGuardConfig {
   host: string;
   /** 0 lets the kernel pick. */
   port: number;
+  /** Infinity for a plain relay (the WebSocket and GraphQL ports of the `node` HTTP engine). */
   maxActiveConnections: number;
+  /** The service in error messages; default `JSON-RPC HTTP`. */
+  service?: string;
   /** The unix socket each HTTP worker listens on. */
   upstreams: readonly string[];
 }
@@ -107,7 +114,8 @@ export async function startConnectionGuard(cfg: ConnectionGuardConfig): Promise<
     if (waiting === undefined) join(client);
     else waiting.push(client);
   });
-  const port = await listen(server, cfg.host, cfg.port);
+  const service = cfg.service ?? 'JSON-RPC HTTP';
+  const port = await listen(server, cfg.host, cfg.port, service);
   const closed = once(server, 'close');
 
   return {
@@ -166,14 +174,14 @@ function pump(from: Socket, to: Socket): void {
   to.on('drain', () => from.resume());
 }
 
-function listen(server: Server, host: string, port: number): Promise<number> {
+function listen(server: Server, host: string, port: number, service: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    const failed = (err: Error): void => reject(new Error(`Failed to bind the JSON-RPC HTTP port ${host}:${port}: ${err.message}`));
+    const failed = (err: Error): void => reject(new Error(`Failed to bind the ${service} port ${host}:${port}: ${err.message}`));
     server.once('error', failed);
     server.listen({ host, port, exclusive: true }, () => {
       server.off('error', failed);
       // Out of file descriptors, say: the connection is lost, the port goes on.
-      server.on('error', (err) => log.warn(`JSON-RPC HTTP port: ${err.message}`));
+      server.on('error', (err) => log.warn(`${service} port: ${err.message}`));
       const address = server.address();
       if (typeof address === 'object' && address !== null) resolve(address.port);
       else reject(new Error(`no port bound on ${host}`));

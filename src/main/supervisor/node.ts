@@ -13,12 +13,12 @@ import type { ActorDataOf, ChainActorData, ConsensusActorData, P2pActorData, Tra
 import { createHeadBuffer } from '../../shared/shared-memory/head-view.js';
 import { createP2pStatusBuffer } from '../../shared/shared-memory/p2p-status-view.js';
 import { createTransportCounters } from '../../shared/shared-memory/transport-counters.js';
-import { assertNativeUws } from '../../shared/uws-native.js';
 import { errorMessage } from '../../shared/util/errors.js';
 import { Logger, setLogLevel } from '../../shared/util/log.js';
 import type { ThreadMemory } from '../../shared/util/thread-memory.js';
 import type { LogLevel } from '../../shared/util/log.js';
 import { startConnectionGuard, type ConnectionGuard } from './http-connection-guard.js';
+import { chooseHttpEngine } from './http-engine.js';
 import { collectNodeMemory, formatNodeMemory, heapSnapshotDir, memoryLogIntervalMs, writeHeapSnapshots } from './memory.js';
 import { resolveNetwork, StartupError } from './network.js';
 import { assertPortsFree } from './ports.js';
@@ -51,7 +51,10 @@ interface RunningActor {
 export async function runNode(options: NodeOptions): Promise<number> {
   setLogLevel(options.logging as LogLevel);
   for (const warning of dependencyWarnings(options)) log.warn(warning);
-  if (options.rpcHttpEnabled || options.rpcWsEnabled || options.graphqlHttpEnabled) assertNativeUws();
+  // Chosen once, before anything starts: every transport thread serves on this engine.
+  const httpEngine = options.rpcHttpEnabled || options.rpcWsEnabled || options.graphqlHttpEnabled ? chooseHttpEngine(options.httpEngine) : undefined;
+  if (httpEngine?.warn) log.warn(httpEngine.message);
+  else if (httpEngine !== undefined) log.info(httpEngine.message);
 
   const network = resolveNetwork(options);
   await assertPortsFree([
@@ -93,7 +96,11 @@ export async function runNode(options: NodeOptions): Promise<number> {
 
   const actors: RunningActor[] = [];
   let httpGuard: ConnectionGuard | undefined;
-  let httpSocketDir: string | undefined;
+  /** With the `node` engine, the relays that own the WebSocket and GraphQL ports. */
+  let wsRelay: ConnectionGuard | undefined;
+  let graphqlRelay: ConnectionGuard | undefined;
+  const portOwners = () => [httpGuard, wsRelay, graphqlRelay].filter((owner) => owner !== undefined);
+  let socketDir: string | undefined;
   let stopping = false;
   let resolveExit!: (code: number) => void;
   const exited = new Promise<number>((r) => (resolveExit = r));
@@ -125,7 +132,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
     // Stop intake first (the HTTP port, then the transports, whose closing ends the connections the
     // guard still joins), then the producers, the pool, and the chain last so that it can finish the
     // block in progress and close RocksDB cleanly.
-    httpGuard?.stopAccepting();
+    for (const owner of portOwners()) owner.stopAccepting();
     const order = ['transport', 'p2p', 'consensus', 'txpool', 'chain'];
     for (const prefix of order) {
       const group = actors.filter((a) => a.name.startsWith(prefix));
@@ -134,10 +141,10 @@ export async function runNode(options: NodeOptions): Promise<number> {
           withTimeout(a.stop(), 10_000).catch((err: unknown) => log.warn(`${a.name} did not stop cleanly: ${String(err)}`)),
         ),
       );
-      if (prefix === 'transport') await httpGuard?.close();
+      if (prefix === 'transport') await Promise.all(portOwners().map((owner) => owner.close()));
     }
     await Promise.all(actors.map((a) => a.worker.terminate().catch(() => 0)));
-    if (httpSocketDir !== undefined) rmSync(httpSocketDir, { recursive: true, force: true });
+    if (socketDir !== undefined) rmSync(socketDir, { recursive: true, force: true });
     resolveExit(code);
   };
 
@@ -243,27 +250,40 @@ export async function runNode(options: NodeOptions): Promise<number> {
 
     // HTTP: the transport threads listen on unix sockets in a directory only this user can enter, behind
     // the connection guard, which owns the public port (and binds it first, so that the threads know it
-    // for net_services). WebSocket: with --rpc-ws-port=0 the first thread has the kernel pick the port
-    // and the others share it, as GraphQL's does.
+    // for net_services). WebSocket and GraphQL on uWS: with port 0 the first thread has the kernel pick
+    // the port and the others share it; on the `node` engine, which cannot share a port between
+    // threads, they sit behind relays as HTTP does.
+    const relayed = httpEngine?.engine === 'node';
+    /** One unix socket per thread that serves `role` (empty for the others), named by thread index. */
+    const socketPathsOf = (prefix: string, serves: (role: TransportRole) => boolean): string[] => {
+      socketDir ??= mkdtempSync(join(tmpdir(), 'basalt-http-'));
+      return transportRoles.map((role, i) => (serves(role) ? join(socketDir!, `${prefix}-${i}.sock`) : ''));
+    };
+    const ownPort = (service: string, host: string, port: number, maxActiveConnections: number, socketPaths: string[]) =>
+      startConnectionGuard({ service, host, port, maxActiveConnections, upstreams: socketPaths.filter((path) => path !== '') });
     let httpSocketPaths: string[] = [];
+    let wsSocketPaths: string[] = [];
+    let graphqlSocketPaths: string[] = [];
     if (options.rpcHttpEnabled) {
-      httpSocketDir = mkdtempSync(join(tmpdir(), 'basalt-http-'));
-      // One socket per thread that serves JSON-RPC (not the GraphQL-only ones), named by thread index.
-      httpSocketPaths = transportRoles.map((role, i) => (role.jsonRpc ? join(httpSocketDir!, `worker-${i}.sock`) : ''));
-      httpGuard = await startConnectionGuard({
-        host: options.rpcHttpHost,
-        port: options.rpcHttpPort,
-        maxActiveConnections: options.rpcHttpMaxActiveConnections,
-        upstreams: httpSocketPaths.filter((path) => path !== ''),
-      });
+      httpSocketPaths = socketPathsOf('worker', (role) => role.jsonRpc);
+      httpGuard = await ownPort('JSON-RPC HTTP', options.rpcHttpHost, options.rpcHttpPort, options.rpcHttpMaxActiveConnections, httpSocketPaths);
     }
-    let wsPort = options.rpcWsPort;
-    let graphqlPort = options.graphqlHttpPort;
+    if (relayed && options.rpcWsEnabled) {
+      wsSocketPaths = socketPathsOf('ws', (role) => role.jsonRpc);
+      wsRelay = await ownPort('JSON-RPC WebSocket', options.rpcWsHost, options.rpcWsPort, Number.POSITIVE_INFINITY, wsSocketPaths);
+    }
+    if (relayed && options.graphqlHttpEnabled) {
+      graphqlSocketPaths = socketPathsOf('graphql', (role) => role.graphql);
+      graphqlRelay = await ownPort('GraphQL HTTP', options.graphqlHttpHost, options.graphqlHttpPort, Number.POSITIVE_INFINITY, graphqlSocketPaths);
+    }
+    let wsPort = wsRelay?.port ?? options.rpcWsPort;
+    let graphqlPort = graphqlRelay?.port ?? options.graphqlHttpPort;
     for (let i = 0; i < transportWorkers; i++) {
       const role = transportRoles[i]!;
       const transportData: TransportActorData = {
         ...base,
         actor: 'transport',
+        engine: httpEngine?.engine ?? 'uws',
         ...(role.jsonRpc && httpGuard !== undefined
           ? {
               http: {
@@ -287,6 +307,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
                 server: {
                   host: options.rpcWsHost,
                   port: wsPort,
+                  ...(wsRelay ? { socketPath: wsSocketPaths[i]! } : {}),
                   hostAllowlist: options.hostAllowlist,
                   maxActiveConnections: options.rpcWsMaxActiveConnections,
                   maxFrameSize: options.rpcWsMaxFrameSize,
@@ -301,6 +322,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
               graphql: {
                 host: options.graphqlHttpHost,
                 port: graphqlPort,
+                ...(graphqlRelay ? { socketPath: graphqlSocketPaths[i]! } : {}),
                 hostAllowlist: options.hostAllowlist,
                 corsOrigins: options.graphqlHttpCorsOrigins,
                 maxRequestContentLength: options.rpcHttpMaxRequestContentLength,
@@ -333,6 +355,8 @@ export async function runNode(options: NodeOptions): Promise<number> {
       const count = transportRoles.filter((r) => r[role]).length;
       return `${count} worker${count > 1 ? 's' : ''}`;
     };
+    wsRelay?.open();
+    graphqlRelay?.open();
     if (httpGuard !== undefined) {
       httpGuard.open();
       log.info(

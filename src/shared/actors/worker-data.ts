@@ -106,6 +106,12 @@ export interface P2pActorData extends ActorDataBase {
   ports: { chain: MessagePort; consensus: MessagePort; txpool: MessagePort; transports: MessagePort[] };
 }
 
+/**
+ * What serves the HTTP ports (JSON-RPC HTTP and WebSocket, GraphQL): uWebSockets.js, or `node:http`
+ * and `ws` where no native uWS build loads (src/transport/engine.ts). Chosen once by the supervisor.
+ */
+export type HttpEngineName = 'uws' | 'node';
+
 /** Where the JSON-RPC HTTP port listens, and its request limits. */
 export interface HttpListenConfig {
   /**
@@ -135,6 +141,11 @@ export interface GraphqlListenConfig {
   host: string;
   /** 0 picks a free port. */
   port: number;
+  /**
+   * With the `node` engine, the private unix socket this thread listens on: the supervisor's relay
+   * owns the public `port` (node:http cannot share a port between threads on Node 20).
+   */
+  socketPath?: string;
   /** `--host-allowlist`, as on the JSON-RPC port. */
   hostAllowlist: readonly string[];
   /** `--graphql-http-cors-origins`. */
@@ -154,6 +165,8 @@ export interface WsListenConfig {
   host: string;
   /** 0 picks a free port. */
   port: number;
+  /** With the `node` engine, the private unix socket this thread listens on (as GraphqlListenConfig's). */
+  socketPath?: string;
   /** `--host-allowlist` entries, checked at the upgrade. */
   hostAllowlist: readonly string[];
   /** `--rpc-ws-max-active-connections`, for the node (all transport threads together). */
@@ -170,6 +183,7 @@ export interface WsListenConfig {
  */
 export interface TransportActorData extends ActorDataBase {
   actor: 'transport';
+  engine: HttpEngineName;
   http?: { server: HttpListenConfig; apis: readonly string[] };
   ws?: { server: WsListenConfig; apis: readonly string[] };
   ipc?: { path: string; apis: readonly string[] };

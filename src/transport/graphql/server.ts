@@ -7,20 +7,12 @@
  */
 import uWS, { type HttpRequest, type HttpResponse, type us_listen_socket } from 'uWebSockets.js';
 import type { GraphqlListenConfig } from '../../shared/actors/worker-data.js';
-import { Logger } from '../../shared/util/log.js';
+import type { GraphqlServerHandle } from '../engine.js';
 import { listenUws } from '../uws-listen.js';
 import { bodyTooLarge, createHttpPolicy, GRAPHQL_ROUTES, type HttpAnswer, type HttpHeaders, type HttpVerdict } from '../http-policy.js';
-import type { GraphqlReply, GraphqlRequest, GraphqlService } from './execute.js';
-import { RequestDecodeError, requestFromBody, requestFromQueryString } from './http-request.js';
-
-const log = new Logger('GraphQLHttp');
-
-export interface GraphqlServerHandle {
-  readonly port: number;
-  close(): void;
-}
-
-const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+import type { GraphqlRequest, GraphqlService } from './execute.js';
+import { answerGraphql, GRAPHQL_JSON_CONTENT_TYPE } from './http-exchange.js';
+import { requestFromBody, requestFromQueryString } from './http-request.js';
 
 function writeHeaders(res: HttpResponse, headers: HttpHeaders): void {
   for (const [name, value] of headers) res.writeHeader(name, value);
@@ -57,17 +49,9 @@ function reply(exchange: Exchange, status: number, body: string | undefined): vo
       exchange.res.end();
       return;
     }
-    exchange.res.writeHeader('content-type', JSON_CONTENT_TYPE);
+    exchange.res.writeHeader('content-type', GRAPHQL_JSON_CONTENT_TYPE);
     exchange.res.end(body);
   });
-}
-
-/** `3 actor requests (chain.blocks 1, chain.accounts 1, chain.receipts 1)`. */
-function describeRequests(requests: ReadonlyMap<string, number>): string {
-  let total = 0;
-  for (const count of requests.values()) total += count;
-  const kinds = [...requests].map(([kind, count]) => `${kind} ${count}`).join(', ');
-  return `${total} actor request${total === 1 ? '' : 's'}${kinds === '' ? '' : ` (${kinds})`}`;
 }
 
 export async function startGraphqlServer(cfg: GraphqlListenConfig, service: GraphqlService): Promise<GraphqlServerHandle> {
@@ -75,28 +59,8 @@ export async function startGraphqlServer(cfg: GraphqlListenConfig, service: Grap
   const timeoutMs = cfg.timeoutSeconds * 1000;
   const app = uWS.App();
 
-  const run = (exchange: Exchange, read: () => GraphqlRequest): void => {
-    let request: GraphqlRequest;
-    try {
-      request = read();
-    } catch (err) {
-      if (!(err instanceof RequestDecodeError)) throw err;
-      reply(exchange, 400, JSON.stringify({ result: err.message }));
-      return;
-    }
-    const deadline = Date.now() + timeoutMs;
-    const timer = setTimeout(() => reply(exchange, 504, undefined), timeoutMs);
-    service.run(request, deadline).then(
-      (answer: GraphqlReply) => {
-        reply(exchange, answer.status, answer.body);
-        log.debug(`GraphQL query answered ${answer.status} after ${describeRequests(answer.actorRequests)}`);
-      },
-      (err: unknown) => {
-        log.error('GraphQL request failed', err);
-        reply(exchange, 500, JSON.stringify({ errors: [{ message: err instanceof Error ? err.message : String(err) }] }));
-      },
-    ).finally(() => clearTimeout(timer));
-  };
+  const run = (exchange: Exchange, read: () => GraphqlRequest): void =>
+    answerGraphql(service, timeoutMs, read, (status, body) => reply(exchange, status, body));
 
   app.any('/*', (res: HttpResponse, req: HttpRequest) => {
     // uWS invalidates `req` when this function returns: read all of it now.

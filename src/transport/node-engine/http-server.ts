@@ -1,0 +1,64 @@
+/**
+ * The JSON-RPC HTTP port on `node:http` (the `node` engine, engine.ts): as http-server.ts and
+ * jsonrpc-route.ts do on uWS, every request goes through the one HTTP policy, then `POST /` runs
+ * JSON-RPC and the other routes get their plain answers. It listens on the private unix socket the
+ * supervisor's connection guard joins the public port to, as the uWS server does.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { RpcErrors } from '../../shared/rpc/errors.js';
+import { Logger } from '../../shared/util/log.js';
+import type { HttpServerConfig, HttpServerHandle } from '../engine.js';
+import { bodyTooLarge, createHttpPolicy, plainRouteAnswer, type HttpHeaders } from '../http-policy.js';
+import { errorResponseText, handleJsonRpcBody, type JsonRpcContext } from '../jsonrpc.js';
+import { listenHttpOnUnixSocket, readBody, requestFacts, splitTarget, writeAnswer, writeResponse } from './http-io.js';
+
+const log = new Logger('JsonRpcHttp');
+
+const JSON_HEADER: HttpHeaders = [['content-type', 'application/json']];
+const INTERNAL_ERROR_BODY = errorResponseText(RpcErrors.INTERNAL_ERROR);
+const TIMEOUT_BODY = errorResponseText(RpcErrors.TIMEOUT_EXPIRED);
+
+export async function startHttpServer(cfg: HttpServerConfig): Promise<HttpServerHandle> {
+  const policy = createHttpPolicy(cfg);
+  const timeoutMs = (cfg.timeoutSeconds ?? 30) * 1000;
+  const rpc: JsonRpcContext = { maxBatchSize: cfg.maxBatchSize, prettyPrint: cfg.prettyPrint, call: cfg.call };
+
+  const handle = (req: IncomingMessage, res: ServerResponse): void => {
+    const { path, query } = splitTarget(req.url);
+    const verdict = policy(requestFacts(req, path));
+    if (verdict.kind === 'answer') {
+      writeAnswer(res, verdict);
+      return;
+    }
+    if (verdict.route !== 'jsonrpc') {
+      writeAnswer(res, plainRouteAnswer(verdict, cfg.health, query));
+      return;
+    }
+    const headers: HttpHeaders = verdict.headers.length === 0 ? JSON_HEADER : [...JSON_HEADER, ...verdict.headers];
+    let timer: NodeJS.Timeout | undefined;
+    const finish = (status: number, body: string): void => {
+      clearTimeout(timer);
+      writeResponse(res, status, undefined, headers, body);
+    };
+    res.once('close', () => clearTimeout(timer));
+    readBody(
+      req,
+      cfg.maxRequestContentLength,
+      (body) => {
+        timer = setTimeout(() => finish(408, TIMEOUT_BODY), timeoutMs);
+        handleJsonRpcBody(body, rpc).then(
+          (reply) => finish(reply.status, reply.body),
+          // A bug, not bad input: answered, and logged, rather than left to end the thread.
+          (err: unknown) => {
+            log.error('JSON-RPC request failed', err);
+            finish(200, INTERNAL_ERROR_BODY);
+          },
+        );
+      },
+      () => writeAnswer(res, bodyTooLarge(verdict)),
+    );
+  };
+
+  const listening = await listenHttpOnUnixSocket(cfg.socketPath, handle);
+  return { close: listening.close };
+}
