@@ -64,3 +64,41 @@ export function markedDeployCode(): string {
   const length = (runtime.length / 2).toString(16).padStart(2, '0');
   return `0x60${length}600c60003960${length}6000f3${runtime}`;
 }
+
+/** The ABI of `storageContract`, as clients (viem, web3.js, ethers) take it. */
+export const STORAGE_ABI = [
+  { type: 'function', name: 'set', stateMutability: 'nonpayable', inputs: [{ name: 'value', type: 'uint256' }], outputs: [] },
+  { type: 'function', name: 'get', stateMutability: 'view', inputs: [], outputs: [{ name: '', type: 'uint256' }] },
+  {
+    type: 'event',
+    name: 'Stored',
+    anonymous: false,
+    inputs: [
+      { name: 'by', type: 'address', indexed: true },
+      { name: 'value', type: 'uint256', indexed: false },
+    ],
+  },
+] as const;
+
+/**
+ * Creation code of a contract with a Solidity ABI, in EVM bytecode: `set(uint256)` stores the value
+ * and emits `Stored(address indexed by, uint256 value)` with the caller, `get()` returns it; any other
+ * call reverts. What a client's deploy / write / read / event flow needs.
+ */
+export function storageContractDeployCode(): string {
+  const selector = (signature: string) => id(signature).slice(2, 10);
+  const push1 = (byte: number) => `60${byte.toString(16).padStart(2, '0')}`;
+  const dispatchTo = (signature: string, label: number) => `80 63${selector(signature)} 14 ${push1(label)} 57`; // DUP1, PUSH4, EQ, JUMPI
+  const bytes = (code: string) => code.replace(/ /g, '').length / 2;
+  const head = '600035 60e0 1c'; // selector = CALLDATALOAD(0) >> 224
+  const fail = '6000 6000 fd'; // REVERT(0, 0)
+  const store =
+    '5b 600435 80 600055 600052' + // JUMPDEST; value = CALLDATALOAD(4); SSTORE(0, value); MSTORE(0, value)
+    ` 33 7f${id('Stored(address,uint256)').slice(2)} 6020 6000 a2 00`; // LOG2(0, 32, topic, CALLER); STOP
+  const load = '5b 600054 600052 6020 6000 f3'; // JUMPDEST; MSTORE(0, SLOAD(0)); RETURN(0, 32)
+  const storeAt = bytes(head) + 2 * bytes(dispatchTo('set(uint256)', 0)) + bytes(fail);
+  const loadAt = storeAt + bytes(store);
+  const runtime = [head, dispatchTo('set(uint256)', storeAt), dispatchTo('get()', loadAt), fail, store, load].join('').replace(/ /g, '');
+  const length = (runtime.length / 2).toString(16).padStart(2, '0');
+  return `0x60${length}600c60003960${length}6000f3${runtime}`;
+}
