@@ -8,8 +8,7 @@
  * same policy (http-policy.ts) before serving anything.
  */
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
-import { errorResponseText, handleJsonRpcBody, type HttpReply, type JsonRpcContext } from './jsonrpc.js';
-import { RpcErrors } from '../shared/rpc/errors.js';
+import { handleJsonRpcBody, INTERNAL_ERROR_RESPONSE, TIMEOUT_RESPONSE, type HttpReply, type JsonRpcContext } from './jsonrpc.js';
 import { Logger } from '../shared/util/log.js';
 import { bodyTooLarge, type HttpAnswer, type HttpHeaders, type HttpProceed, type HttpRequestFacts, type HttpVerdict } from './http-policy.js';
 
@@ -30,8 +29,6 @@ const STATUS_LINES: Record<number, string> = {
   401: '401 Unauthorized',
   408: '408 Request Timeout',
 };
-const INTERNAL_ERROR_BODY = errorResponseText(RpcErrors.INTERNAL_ERROR);
-const TIMEOUT_BODY = errorResponseText(RpcErrors.TIMEOUT_EXPIRED);
 
 /** A request whose answer has not been written yet; the sweeper answers it 408 once it is too old. */
 interface Pending {
@@ -48,7 +45,7 @@ export function serveJsonRpc(app: TemplatedApp, cfg: JsonRpcRouteConfig): { clos
     const cutoff = Date.now() - cfg.timeoutMs;
     for (const p of pending) {
       if (p.startedAt > cutoff) continue;
-      finish(p, 408, TIMEOUT_BODY);
+      finish(p, 408, TIMEOUT_RESPONSE);
     }
   }, Math.min(1000, cfg.timeoutMs));
   sweeper.unref();
@@ -105,7 +102,7 @@ export function serveJsonRpc(app: TemplatedApp, cfg: JsonRpcRouteConfig): { clos
         // A bug, not bad input: answered, and logged, rather than left to end the thread as an unhandled rejection.
         (err: unknown) => {
           log.error('JSON-RPC request failed', err);
-          finish(p, 200, INTERNAL_ERROR_BODY);
+          finish(p, 200, INTERNAL_ERROR_RESPONSE);
         },
       );
     });

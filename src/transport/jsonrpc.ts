@@ -436,6 +436,11 @@ export function errorResponseText(error: RpcErrorObject): string {
   return responseText(NULL_ID, { error });
 }
 
+/** The answer to a message whose handling failed (a bug, not bad input). */
+export const INTERNAL_ERROR_RESPONSE = errorResponseText(RpcErrors.INTERNAL_ERROR);
+/** The answer to an HTTP body still running at `--Xhttp-timeout-seconds`. */
+export const TIMEOUT_RESPONSE = errorResponseText(RpcErrors.TIMEOUT_EXPIRED);
+
 /** The message-stream transports (jsonrpc-stream.ts) parse with the HTTP body rules. */
 export { parseBody as parseJsonRpcText };
 

@@ -3,13 +3,10 @@
  * notifications out, its subscriptions dropped when it closes. The socket itself belongs to the
  * server (ws-server.ts, ipc-server.ts), which hands each message in and writes what comes out.
  */
-import { RpcErrors } from '../shared/rpc/errors.js';
 import type { Logger } from '../shared/util/log.js';
-import { errorResponseText, type RpcCaller } from './jsonrpc.js';
+import { INTERNAL_ERROR_RESPONSE, type RpcCaller } from './jsonrpc.js';
 import { handleStreamMessage, type StreamRules } from './jsonrpc-stream.js';
 import type { SubscribingConnection } from './subscription-hub.js';
-
-const INTERNAL_ERROR_ANSWER = errorResponseText(RpcErrors.INTERNAL_ERROR);
 
 export interface StreamSessionOptions {
   rules: StreamRules;
@@ -43,7 +40,7 @@ export class StreamSession implements SubscribingConnection {
       // A bug, not bad input: answered, and logged, rather than left to end the thread.
       (err: unknown) => {
         this.options.log.error('JSON-RPC message failed', err);
-        this.send(INTERNAL_ERROR_ANSWER);
+        this.send(INTERNAL_ERROR_RESPONSE);
       },
     );
   }

@@ -5,18 +5,15 @@
  * supervisor's connection guard joins the public port to, as the uWS server does.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { RpcErrors } from '../../shared/rpc/errors.js';
 import { Logger } from '../../shared/util/log.js';
 import type { HttpServerConfig, HttpServerHandle } from '../engine.js';
 import { bodyTooLarge, createHttpPolicy, plainRouteAnswer, type HttpHeaders } from '../http-policy.js';
-import { errorResponseText, handleJsonRpcBody, type JsonRpcContext } from '../jsonrpc.js';
+import { handleJsonRpcBody, INTERNAL_ERROR_RESPONSE, TIMEOUT_RESPONSE, type JsonRpcContext } from '../jsonrpc.js';
 import { listenHttpOnUnixSocket, readBody, requestFacts, splitTarget, writeAnswer, writeResponse } from './http-io.js';
 
 const log = new Logger('JsonRpcHttp');
 
 const JSON_HEADER: HttpHeaders = [['content-type', 'application/json']];
-const INTERNAL_ERROR_BODY = errorResponseText(RpcErrors.INTERNAL_ERROR);
-const TIMEOUT_BODY = errorResponseText(RpcErrors.TIMEOUT_EXPIRED);
 
 export async function startHttpServer(cfg: HttpServerConfig): Promise<HttpServerHandle> {
   const policy = createHttpPolicy(cfg);
@@ -45,13 +42,13 @@ export async function startHttpServer(cfg: HttpServerConfig): Promise<HttpServer
       req,
       cfg.maxRequestContentLength,
       (body) => {
-        timer = setTimeout(() => finish(408, TIMEOUT_BODY), timeoutMs);
+        timer = setTimeout(() => finish(408, TIMEOUT_RESPONSE), timeoutMs);
         handleJsonRpcBody(body, rpc).then(
           (reply) => finish(reply.status, reply.body),
           // A bug, not bad input: answered, and logged, rather than left to end the thread.
           (err: unknown) => {
             log.error('JSON-RPC request failed', err);
-            finish(200, INTERNAL_ERROR_BODY);
+            finish(200, INTERNAL_ERROR_RESPONSE);
           },
         );
       },
