@@ -29,9 +29,10 @@ export function probeNativeUws(): UwsProbe {
   let packageDir: string;
   let build: string;
   try {
-    const manifestPath = require.resolve('uWebSockets.js/package.json');
-    packageDir = dirname(manifestPath);
-    const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as { name?: string; version?: string };
+    // Not `uWebSockets.js/package.json`: the 20.5x builds' "exports" do not list it.
+    packageDir = dirname(require.resolve('uWebSockets.js'));
+    while (!existsSync(join(packageDir, 'package.json')) && dirname(packageDir) !== packageDir) packageDir = dirname(packageDir);
+    const manifest = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as { name?: string; version?: string };
     build = `${manifest.name ?? 'uWebSockets.js'}@${manifest.version ?? '?'}`;
   } catch (err) {
     return { loaded: false, build: 'uWebSockets.js', reason: `it is not installed (${errorMessage(err)})` };
