@@ -89,12 +89,15 @@ test('--version and -V: exit 0', async (t) => {
   }
 });
 
-test('refuses to run on a Node.js other than 20, exit 1', async (t) => {
-  const pretend22 = 'data:text/javascript,Object.defineProperty(process.versions,"node",{value:"22.1.0"})';
-  const result = await basalt(['--version'], {}, ['--import', pretend22]);
+test('refuses to run on a Node.js older than 20, exit 1; a later one runs', async (t) => {
+  const pretend = (version: string) => `data:text/javascript,Object.defineProperty(process.versions,"node",{value:"${version}"})`;
+  const result = await basalt(['--version'], {}, ['--import', pretend('18.20.0')]);
   t.is(result.code, 1);
   t.is(result.stdout, '');
-  t.regex(result.stderr, /^Basalt requires Node\.js 20\.x .*this is Node\.js 22\.1\.0\.\n$/);
+  t.regex(result.stderr, /^Basalt requires Node\.js 20 or later; this is Node\.js 18\.20\.0\.\n$/);
+  const later = await basalt(['--version'], {}, ['--import', pretend('24.1.0')]);
+  t.is(later.code, 0);
+  t.is(later.stderr, '');
 });
 
 test('help: `help` is `--help`; topics and subcommands get their own', async (t) => {

@@ -48,6 +48,8 @@ export function writeResponse(res: ServerResponse, status: number, reason: strin
   writeHeaders(res, headers);
   // The rest of an unread body is not read: the connection goes, as uWS' end(body, true) does.
   if (closeConnection) res.setHeader('connection', 'close');
+  // Framed by length as uWS frames every answer: writeHead alone would choose chunked encoding.
+  res.setHeader('content-length', body === undefined ? 0 : Buffer.byteLength(body));
   res.writeHead(status, reason);
   res.end(body);
 }
