@@ -25,6 +25,7 @@ export async function chainSpecFromGenesis(genesisJson: string, networkId?: bigi
     ...(blockRewards ? { blockRewards } : {}),
     ...(terminalTotalDifficulty !== undefined ? { merge: new MergeTransition(terminalTotalDifficulty, common) } : {}),
     common,
+    finalOnImport: qbft,
     chainId: genesis.chainId,
     networkId: networkId ?? genesis.networkId,
     writeGenesisState: async (stateManager) => {

@@ -75,8 +75,9 @@ export class ChainRpcContext {
 
   async blockByTag(tag: BlockTag): Promise<Block | undefined> {
     if (tag.kind === 'number') return this.store.getBlockByNumber(tag.number);
-    // QBFT finality is immediate: `finalized` and `safe` are the head, and no pending block is built.
     if (tag.tag === 'earliest') return this.store.getBlockByNumber(0n);
+    // On QBFT `finalized` and `safe` are the head (see ChainSpec.finalOnImport); no pending block is built.
+    if ((tag.tag === 'finalized' || tag.tag === 'safe') && !this.chain.spec.finalOnImport) throw new RpcError(RpcErrors.UNKNOWN_BLOCK);
     return this.chain.getHeadBlock();
   }
 
