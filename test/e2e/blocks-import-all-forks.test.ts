@@ -227,7 +227,7 @@ test.serial('state and history methods on the merged chain: eth_getProof, eth_ge
   const slot = word(LAST_BLOCK);
   const proof = await node.rpc<{ storageProof: { key: string; value: string; proof: string[] }[]; accountProof: `0x${string}`[] }>('eth_getProof', [STORE.toString(), [slot], 'latest']);
   t.is(proof.storageProof[0]!.value, hex(LAST_BLOCK));
-  t.is<string>(bytesToHex(keccak_256(hexToBytes(proof.accountProof[0] as `0x${string}`))), head.stateRoot, 'the account proof starts at the state root');
+  t.is<string, string>(bytesToHex(keccak_256(hexToBytes(proof.accountProof[0] as `0x${string}`))), head.stateRoot, 'the account proof starts at the state root');
   // The store contract kept each block's number in its slot, from Homestead to BPO2.
   for (const n of [2n, 9n, 14n, 20n, LAST_BLOCK]) t.is(await node.rpc('eth_getStorageAt', [STORE.toString(), word(n), 'latest']), word(n));
   t.is(await node.rpc('eth_getStorageAt', [STORE.toString(), word(20n), hex(19n)]), word(0n), 'not yet written at block 19');

@@ -245,3 +245,29 @@ test('blob fee methods and eth_config on an Osaka chain; eth_getHeaderByNumber i
   t.is(await node.rpc('eth_syncing'), false);
   t.is((await node.rpcError('eth_getHeaderByNumber', ['latest'])).code, -32601);
 });
+
+test('the dev genesis system contracts: EIP-2935 serves block hashes, EIP-4788 timestamps, EIP-7002 requests reach the requests hash', async (t) => {
+  const history = '0x0000f90827f1c53a10cb7a02335b175320002935';
+  const beaconRoots = '0x000f3df6d732807ef1319fb7b8bb8522d0beac02';
+  const withdrawalRequests = '0x00000961ef480eb55e80d19ad83579a64c007002';
+  const word = (n: bigint) => `0x${n.toString(16).padStart(64, '0')}`;
+  const head = await node.rpc<{ number: string; timestamp: string }>('eth_getBlockByNumber', ['latest', false]);
+  const parent = await node.rpc<{ hash: string }>('eth_getBlockByNumber', [`0x${(BigInt(head.number) - 1n).toString(16)}`, false]);
+  t.is(await node.rpc('eth_call', [{ to: history, data: word(BigInt(head.number) - 1n) }, head.number]), parent.hash);
+  // A QBFT block has a zero parent beacon block root; a timestamp no block had is refused.
+  t.is(await node.rpc('eth_call', [{ to: beaconRoots, data: word(BigInt(head.timestamp)) }, head.number]), word(0n));
+  t.is((await node.rpcError('eth_call', [{ to: beaconRoots, data: word(BigInt(head.timestamp) + 1_000_000n) }, head.number])).code, 3);
+
+  // B (nonce 1 after its set-code transaction) asks for a withdrawal of 5 gwei for a validator key, paying the 1 wei fee.
+  const validatorKey = new Uint8Array(48).fill(0x4b);
+  const request = createFeeMarket1559Tx(
+    { chainId: 1337n, nonce: 1n, gasLimit: 300_000n, maxFeePerGas: 10n ** 11n, maxPriorityFeePerGas: 10n ** 9n, to: withdrawalRequests, value: 1n, data: new Uint8Array([...validatorKey, 0, 0, 0, 0, 0, 0, 0, 5]) },
+    { common },
+  ).sign(key(B.privateKey));
+  const mined = await receipt(await node.rpc<string>('eth_sendRawTransaction', [bytesToHex(request.serialize())]));
+  t.is(mined.status, '0x1');
+  const block = await node.rpc<{ requestsHash: string }>('eth_getBlockByNumber', [mined.blockNumber, false]);
+  // The request as the contract hands it out: source address, validator key, amount little-endian.
+  const requestBytes = new Uint8Array([0x01, ...hexToBytes(B.address as `0x${string}`), ...validatorKey, 5, 0, 0, 0, 0, 0, 0, 0]);
+  t.is(block.requestsHash, bytesToHex(sha256(sha256(requestBytes))));
+});
