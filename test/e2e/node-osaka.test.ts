@@ -7,7 +7,8 @@
 import test from 'ava';
 import { RLP } from '@ethereumjs/rlp';
 import { createEOACode7702Tx, createFeeMarket1559Tx } from '@ethereumjs/tx';
-import { bytesToHex, eoaCode7702SignAuthorization, hexToBytes } from '@ethereumjs/util';
+import { genWithdrawalsTrieRoot } from '@ethereumjs/block';
+import { bytesToHex, createWithdrawal, eoaCode7702SignAuthorization, hexToBytes } from '@ethereumjs/util';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import * as secp from '@noble/secp256k1';
 import { hmac } from '@noble/hashes/hmac.js';
@@ -231,6 +232,43 @@ test('eth_simulateV1: moving a precompile, and each error code', async (t) => {
   const probe = `0x${'98'.repeat(20)}`;
   const [halted] = await node.rpc<SimBlock[]>('eth_simulateV1', [blocksOf({ stateOverrides: { [probe]: { code: '0xfe' } }, calls: [{ to: probe }] })]);
   t.is(halted!.calls[0]!.error!.code, -32015);
+});
+
+test('eth_simulateV1 block overrides: blobBaseFee is what BLOBBASEFEE reads; withdrawals are credited after the calls and rooted in the header', async (t) => {
+  // Returns BLOBBASEFEE; the other returns the balance of the withdrawal recipient.
+  const blobFeeProbe = `0x${'b1'.repeat(20)}`;
+  const recipient = `0x${'5a'.repeat(20)}`;
+  const balanceProbe = `0x${'b2'.repeat(20)}`;
+  const stateOverrides = {
+    [blobFeeProbe]: { code: '0x4a60005260206000f3' },
+    [balanceProbe]: { code: `0x73${recipient.slice(2)}3160005260206000f3` },
+  };
+  const withdrawals = [
+    { index: '0x7', validatorIndex: '0x2', address: recipient, amount: '0x3' },
+    { index: '0x8', validatorIndex: '0x3', address: recipient, amount: '0x4' },
+  ];
+  const blocks = await node.rpc<(SimBlock & { withdrawals: unknown[]; withdrawalsRoot: string; excessBlobGas: string })[]>('eth_simulateV1', [
+    {
+      blockStateCalls: [
+        { stateOverrides, blockOverrides: { blobBaseFee: '0x1234', withdrawals }, calls: [{ to: blobFeeProbe }, { to: balanceProbe }] },
+        { calls: [{ to: blobFeeProbe }, { to: balanceProbe }] },
+      ],
+    },
+    'latest',
+  ]);
+  const word = (n: bigint) => `0x${n.toString(16).padStart(64, '0')}`;
+  t.is(blocks[0]!.calls[0]!.returnData, word(0x1234n));
+  t.is(blocks[1]!.calls[0]!.returnData, word(1n), 'without the override: the chain\'s blob base fee');
+  t.is(blocks[0]!.excessBlobGas, blocks[1]!.excessBlobGas, 'the header keeps the chain\'s excess blob gas');
+  // Credited after the block's calls: the first block's call sees nothing yet, the next block 7 gwei.
+  t.is(blocks[0]!.calls[1]!.returnData, word(0n));
+  t.is(blocks[1]!.calls[1]!.returnData, word(7n * 10n ** 9n));
+  t.deepEqual(blocks[0]!.withdrawals, withdrawals);
+  const root = await genWithdrawalsTrieRoot(withdrawals.map((w) => createWithdrawal(w as never)));
+  t.is(blocks[0]!.withdrawalsRoot, bytesToHex(root));
+  t.deepEqual(blocks[1]!.withdrawals, []);
+  t.is(blocks[1]!.withdrawalsRoot, '0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421', 'the empty trie root');
+  t.deepEqual(await node.rpcError('eth_simulateV1', [{ blockStateCalls: [{ blockOverrides: { withdrawals: [{ index: '0x0' }] } }] }]), { code: -32602, message: 'Invalid params' });
 });
 
 test('blob fee methods and eth_config on an Osaka chain; eth_getHeaderByNumber is not a Besu method', async (t) => {
