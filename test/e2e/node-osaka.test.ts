@@ -115,6 +115,17 @@ test('Osaka EVM: CLZ (EIP-7939) runs, P256VERIFY (EIP-7951) charges 6,900 gas, t
   t.deepEqual(await node.rpcError('eth_call', [{ to: probe, gas: '0x1000001' }, 'latest']), { code: -32005, message: 'Transaction gas limit cap exceeded' });
 });
 
+test('Osaka EVM: MODEXP is priced by EIP-7883 (no divisor, 16 per iteration for short operands, 500 at least)', async (t) => {
+  // base 0x02, a 32-byte exponent 2^255 (255 iterations), modulus 0x05: EIP-7883 charges 16 × 255 = 4,080
+  // (EIP-2565 charged max(200, 1 × 255 / 3) = 200).
+  const lengths = [1n, 32n, 1n].map((n) => n.toString(16).padStart(64, '0')).join('');
+  const input = `0x${lengths}02${'80'.padEnd(64, '0')}05`;
+  const [block] = await node.rpc<SimBlock[]>('eth_simulateV1', [{ blockStateCalls: [{ calls: [{ to: '0x0000000000000000000000000000000000000005', data: input }] }] }]);
+  t.is(block!.calls[0]!.returnData, '0x01', '2^(2^255) mod 5 (2 has order 4 mod 5)');
+  // 21,000 + calldata (124 zero bytes × 4 + 6 other bytes × 16) + 4,080 (above EIP-7623's floor of 21,000 + 148 tokens × 10).
+  t.is(BigInt(block!.calls[0]!.gasUsed), 21_000n + 124n * 4n + 6n * 16n + 4080n);
+});
+
 type StructLog = { op: string; storage?: Record<string, string>; memory?: string[]; stack?: string[] };
 type Trace = { gas: number; failed: boolean; returnValue: string; structLogs: StructLog[] };
 
