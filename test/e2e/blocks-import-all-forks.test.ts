@@ -174,6 +174,13 @@ test.serial('blob gas, excess blob gas and the blob base fee follow each fork\'s
   const nextBlobFee = hex(blobBaseFee(nextExcess, BigInt(parent.timestamp!) + 10n));
   t.is(await node.rpc('eth_blobBaseFee'), nextBlobFee);
   t.is(history.baseFeePerBlobGas[history.baseFeePerBlobGas.length - 1], nextBlobFee);
+  // Ending at the last Osaka block: the block after it is BPO1's, with BPO1's blob parameters.
+  const lastOsaka = await node.rpc<RpcBlock>('eth_getBlockByNumber', ['0x15', false]);
+  const firstBpo1 = await node.rpc<RpcBlock>('eth_getBlockByNumber', ['0x16', false]);
+  const boundary = await node.rpc<{ baseFeePerGas: string[]; baseFeePerBlobGas: string[] }>('eth_feeHistory', ['0x1', '0x15', []]);
+  t.is(boundary.baseFeePerBlobGas[0], hex(blobBaseFee(BigInt(lastOsaka.excessBlobGas!), BigInt(lastOsaka.timestamp!))));
+  t.is(boundary.baseFeePerBlobGas[1], hex(blobBaseFee(BigInt(firstBpo1.excessBlobGas!), BigInt(firstBpo1.timestamp!))), 'the next block at BPO1\'s fraction');
+  t.is(boundary.baseFeePerGas[1], firstBpo1.baseFeePerGas);
 });
 
 test.serial('receipts and transactions of every type; the set-code delegation; withdrawals credited', async (t) => {
