@@ -250,3 +250,30 @@ test.serial('state and history methods on the merged chain: eth_getProof, eth_ge
     t.deepEqual(await node.rpcError('eth_getBalance', [SENDER.toString(), tag]), { code: -39001, message: 'Unknown block' }, tag);
   }
 });
+
+test.serial('blocks of every era re-execute for tracing with their own fork rules; eth_simulateV1 before London and after BPO2', async (t) => {
+  type Trace = { gas: number; failed: boolean; structLogs: { op: string; storage?: Record<string, string> }[] };
+  for (const n of [1n, 2n, 4n, 5n, 10n, 11n, 14n, 15n, 16n, 18n, 20n, 22n, LAST_BLOCK]) {
+    const traces = await node.rpc<Trace[]>('debug_traceBlockByNumber', [hex(n)]);
+    const receipts = await node.rpc<Record<string, string>[]>('eth_getBlockReceipts', [hex(n)]);
+    t.is(traces.length, receipts.length, `block ${n}`);
+    traces.forEach((trace, i) => {
+      t.false(trace.failed, `block ${n} transaction ${i}`);
+      t.is(hex(BigInt(trace.gas)), receipts[i]!.gasUsed, `gas of block ${n} transaction ${i}`);
+    });
+    // The store contract's write: the block number under its own slot (deployed in block 1).
+    if (n > 1n) {
+      const sstore = traces[0]!.structLogs.find((log) => log.op === 'SSTORE')!;
+      t.deepEqual(sstore.storage, { [word(n).slice(2)]: word(n).slice(2) }, `SSTORE in block ${n}`);
+    }
+  }
+  // Before London a simulated block has no base fee; after BPO2 it has blob fields and requests.
+  const read = { to: STORE.toString(), data: word(5n) };
+  const [beforeLondon] = await node.rpc<Record<string, string>[]>('eth_simulateV1', [{ blockStateCalls: [{ calls: [read] }] }, hex(9n)]);
+  t.is(beforeLondon!.number, hex(10n));
+  t.false('baseFeePerGas' in beforeLondon!);
+  const [afterBpo2] = await node.rpc<Record<string, string>[]>('eth_simulateV1', [{ blockStateCalls: [{ calls: [read] }] }, 'latest']);
+  t.is(afterBpo2!.number, hex(LAST_BLOCK + 1n));
+  t.truthy(afterBpo2!.excessBlobGas);
+  t.truthy(afterBpo2!.withdrawalsRoot);
+});
