@@ -16,12 +16,14 @@ import { HeadReader } from '../src/shared/shared-memory/head-view.js';
 import { startHttpServer } from '../src/transport/http-server.js';
 import type { HttpServerHandle } from '../src/transport/http-server.js';
 import { createDispatch, createLocalMethods } from '../src/transport/local-methods.js';
-import { setLogLevel } from '../src/shared/util/log.js';
+import { Logger, setLogLevel } from '../src/shared/util/log.js';
+import { createServiceAuthentication, type ServiceAuthentication } from '../src/transport/auth/service-authentication.js';
 
 const data = actorData('transport');
 setLogLevel(data.logLevel);
 
 let server: HttpServerHandle | undefined;
+let authentication: ServiceAuthentication | undefined;
 
 exposeControl('transport', {
   async start() {
@@ -65,9 +67,11 @@ exposeControl('transport', {
       }
     };
     const call = createMethodCaller({ enabledApis: data.apis, send: createDispatch(local, toActor) });
+    if (data.authentication !== undefined) authentication = createServiceAuthentication(data.authentication, new Logger('JsonRpcHttp'));
     server = await startHttpServer({
       ...data.server,
       call,
+      ...(authentication === undefined ? {} : { authentication }),
       health: () => {
         const sync = syncStatus();
         return { p2pEnabled: data.p2pEnabled, peerCount: peerCount(), ...(sync ? { sync } : {}) };
@@ -78,5 +82,6 @@ exposeControl('transport', {
   },
   async stop() {
     await server?.close();
+    await authentication?.close();
   },
 });

@@ -14,6 +14,9 @@ import type { JsonRpcContext, RpcCaller } from './jsonrpc.js';
 import { Logger } from '../shared/util/log.js';
 import { createHttpPolicy, healthBody, isReady, type HealthSnapshot, type HttpAnswer, type HttpHeaders } from './http-policy.js';
 import { serveJsonRpc } from './jsonrpc-route.js';
+import { authenticatedJsonRpc } from './auth/authenticated-json-rpc.js';
+import { LOGIN_NOT_ENABLED } from './auth/login.js';
+import type { ServiceAuthentication } from './auth/service-authentication.js';
 import { assertNativeUws } from '../shared/uws-native.js';
 
 const log = new Logger('JsonRpcHttp');
@@ -23,6 +26,8 @@ export interface HttpServerConfig extends HttpListenConfig {
   call: RpcCaller;
   /** Node state `/readiness` is decided from; read on each health request. */
   health(): HealthSnapshot;
+  /** `--rpc-http-authentication-enabled`: tokens on `POST /`, and `/login` in credentials mode. */
+  authentication?: ServiceAuthentication;
 }
 
 export interface HttpServerHandle {
@@ -73,7 +78,7 @@ export async function startHttpServer(cfg: HttpServerConfig): Promise<HttpServer
         return;
       }
       case 'login':
-        response.status(400, 'Authentication not enabled').send();
+        await serveLogin(request, response, cfg);
         return;
       case 'jsonrpc':
         // POST / is served by the route on the uWS app itself (jsonrpc-route.ts), which uWS ranks above
@@ -89,7 +94,14 @@ export async function startHttpServer(cfg: HttpServerConfig): Promise<HttpServer
     response.atomic(() => response.status(500).send());
   });
   server.any('/*', handle);
-  const jsonRpcRoute = serveJsonRpc(server.uws_instance, { policy, maxRequestContentLength: cfg.maxRequestContentLength, timeoutMs, rpc });
+  const authenticated = cfg.authentication === undefined ? undefined : authenticatedJsonRpc(rpc, cfg.authentication.authenticator);
+  const jsonRpcRoute = serveJsonRpc(server.uws_instance, {
+    policy,
+    maxRequestContentLength: cfg.maxRequestContentLength,
+    timeoutMs,
+    rpc,
+    ...(authenticated === undefined ? {} : { authenticated }),
+  });
   const port = cfg.port === 0 ? await listenOnFreePort(server, cfg.host) : await listenOn(server, cfg.host, cfg.port);
   return {
     port,
@@ -142,6 +154,18 @@ function kernelPickedPort(host: string): Promise<number> {
       probe.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error(`no port bound on ${host}`))));
     });
   });
+}
+
+/**
+ * `POST /login` (§8.4), answered by the service's login. The policy has refused a declared length over the
+ * limit; hyper-express reads bodies of a declared length only, so a chunked login body reads as empty
+ * (answered 400, username and password required).
+ */
+async function serveLogin(request: Request, response: Response, cfg: HttpServerConfig): Promise<void> {
+  const answer = cfg.authentication === undefined ? LOGIN_NOT_ENABLED : await cfg.authentication.login(await request.text());
+  if (response.completed) return;
+  if (answer.contentType !== undefined) response.header('content-type', answer.contentType);
+  response.status(answer.status, answer.reason).send(answer.body === '' ? undefined : answer.body);
 }
 
 function writeHeaders(response: Response, headers: HttpHeaders): void {

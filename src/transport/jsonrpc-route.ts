@@ -11,6 +11,7 @@ import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
 import { handleJsonRpcBody, type HttpReply, type JsonRpcContext } from './jsonrpc.js';
 import { RpcErrors } from '../shared/rpc/errors.js';
 import { bodyTooLarge, type HttpAnswer, type HttpHeaders, type HttpProceed, type HttpRequestFacts, type HttpVerdict } from './http-policy.js';
+import type { AuthenticatedBodyHandler } from './auth/authenticated-json-rpc.js';
 
 export interface JsonRpcRouteConfig {
   policy(request: HttpRequestFacts): HttpVerdict;
@@ -18,6 +19,8 @@ export interface JsonRpcRouteConfig {
   maxRequestContentLength: number;
   timeoutMs: number;
   rpc: JsonRpcContext;
+  /** With `--rpc-http-authentication-enabled`: bodies go through it with the request's Authorization header. */
+  authenticated?: AuthenticatedBodyHandler;
 }
 
 /** Status lines of the answers JSON-RPC itself gives (handleJsonRpcBody, the timeout). */
@@ -72,6 +75,8 @@ export function serveJsonRpc(app: TemplatedApp, cfg: JsonRpcRouteConfig): { clos
       writeAnswer(res, verdict);
       return;
     }
+    const authenticated = cfg.authenticated;
+    const authorization = authenticated === undefined ? undefined : req.getHeader('authorization') || undefined;
 
     const p: Pending = { res, startedAt: Date.now(), verdict, done: false };
     res.onAborted(() => {
@@ -96,7 +101,8 @@ export function serveJsonRpc(app: TemplatedApp, cfg: JsonRpcRouteConfig): { clos
       }
       const body = chunks === undefined ? Buffer.from(chunk).toString('utf8') : Buffer.concat([...chunks, Buffer.from(chunk)]).toString('utf8');
       pending.add(p);
-      void handleJsonRpcBody(body, cfg.rpc).then((reply: HttpReply) => finish(p, reply.status, reply.body));
+      const reply = authenticated === undefined ? handleJsonRpcBody(body, cfg.rpc) : authenticated(body, authorization);
+      void reply.then((reply: HttpReply) => finish(p, reply.status, reply.body));
     });
   });
 

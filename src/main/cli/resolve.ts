@@ -4,6 +4,7 @@
 
 import { readFileSync } from 'node:fs';
 import { parseCommandLine, labelOf, unmatchedArgumentsError, type ParsedCommandLine } from './args.js';
+import { authenticationWarnings, checkAuthenticationOptions } from './authentication-options.js';
 import { CliUsageError } from './errors.js';
 import { envVarName, OPTION_SPECS, type NodeOptions, type OptionKey, type OptionSpec } from './options.js';
 import { readTomlConfig, type RawValue, type ReadFile } from './toml.js';
@@ -171,7 +172,10 @@ export function resolveInvocation(argv: readonly string[], env: Environment, rea
   // As in picocli, a help or version request wins over unknown words but not over malformed values.
   if (commandLine.helpRequested) return { kind: 'help' };
   if (commandLine.versionRequested) return { kind: 'version' };
-  return { kind: 'run', options: resolveParsed(commandLine, env, readFile) };
+  const options = resolveParsed(commandLine, env, readFile);
+  // Checks Besu makes before running the node only (not for subcommands such as `blocks import`).
+  checkAuthenticationOptions(options, readFile);
+  return { kind: 'run', options };
 }
 
 /**
@@ -188,7 +192,7 @@ export function resolveOptions(argv: readonly string[], env: Environment, readFi
  * and Basalt's own for an option it accepts (Besu configurations set it) but cannot enforce.
  */
 export function dependencyWarnings(options: NodeOptions): string[] {
-  return [...disabledServiceWarnings(options), ...unenforcedOptionWarnings(options)];
+  return [...disabledServiceWarnings(options), ...authenticationWarnings(options), ...unenforcedOptionWarnings(options)];
 }
 
 function unenforcedOptionWarnings(options: NodeOptions): string[] {
@@ -207,7 +211,8 @@ function disabledServiceWarnings(options: NodeOptions): string[] {
       enabled: options.rpcHttpEnabled,
       dependents: [
         'rpcHttpApi', 'rpcHttpCorsOrigins', 'rpcHttpHost', 'rpcHttpPort', 'rpcHttpMaxActiveConnections',
-        'rpcHttpMaxBatchSize', 'rpcHttpMaxRequestContentLength', 'rpcHttpWorkers',
+        'rpcHttpMaxBatchSize', 'rpcHttpMaxRequestContentLength', 'rpcHttpWorkers', 'rpcHttpApiMethodsNoAuth',
+        'rpcHttpAuthenticationEnabled', 'rpcHttpAuthenticationCredentialsFile', 'rpcHttpAuthenticationJwtPublicKeyFile',
       ],
     },
     {

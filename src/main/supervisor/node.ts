@@ -4,6 +4,8 @@ import { MessageChannel, Worker } from 'node:worker_threads';
 import type { Remote } from 'comlink';
 import type { NodeOptions } from '../cli/options.js';
 import { dependencyWarnings } from '../cli/resolve.js';
+import { httpAuthenticationOptions } from '../cli/authentication-options.js';
+import { describeAuthentication, prepareAuthentication } from './authentication.js';
 import type { ActorName } from '../../shared/actors/channel.js';
 import { controlOf } from '../../shared/actors/control.js';
 import type { ControlOf } from '../../shared/actors/control.js';
@@ -46,6 +48,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
   if (options.rpcHttpEnabled) assertNativeUws();
 
   const network = resolveNetwork(options);
+  const httpAuthentication = options.rpcHttpEnabled ? await prepareAuthentication(httpAuthenticationOptions(options)) : undefined;
   await assertPortsFree([
     ...(options.rpcHttpEnabled ? [{ host: options.rpcHttpHost, port: options.rpcHttpPort }] : []),
     ...(options.p2pEnabled ? [{ host: options.p2pInterface, port: options.p2pPort, udp: options.discoveryEnabled }] : []),
@@ -222,6 +225,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
           prettyPrint: options.jsonPrettyPrintEnabled,
         },
         apis: options.rpcHttpApi,
+        ...(httpAuthentication === undefined ? {} : { authentication: httpAuthentication }),
         chainId: network.chainId,
         clientVersion: clientVersion(options.identity),
         p2pEnabled: options.p2pEnabled,
@@ -238,6 +242,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
     }
     if (httpWorkers > 0) {
       log.info(`JSON-RPC HTTP service started and listening on ${options.rpcHttpHost}:${httpPort} (${httpWorkers} worker${httpWorkers > 1 ? 's' : ''})`);
+      if (httpAuthentication !== undefined) log.info(`JSON-RPC HTTP authentication enabled: ${describeAuthentication(httpAuthentication)}`);
     }
     log.info('Basalt is running');
   } catch (err) {

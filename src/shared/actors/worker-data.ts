@@ -11,6 +11,7 @@ import type { MessagePort } from 'node:worker_threads';
 import type { LogLevel } from '../util/log.js';
 import type { ActorName } from './channel.js';
 import type { TxType } from '../ethereum/decoded-tx.js';
+import type { AuthenticationConfig } from '../auth/authentication-config.js';
 
 interface ActorDataBase {
   logLevel: LogLevel;
@@ -127,6 +128,8 @@ export interface HttpActorData extends ActorDataBase {
   actor: 'transport';
   server: HttpListenConfig;
   apis: readonly string[];
+  /** `--rpc-http-authentication-enabled`: the same for every HTTP transport thread (one key pair per service). */
+  authentication?: AuthenticationConfig;
   chainId: bigint;
   clientVersion: string;
   p2pEnabled: boolean;
