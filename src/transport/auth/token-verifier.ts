@@ -81,7 +81,7 @@ function joseSignatureCheck(key: KeyObject, algorithm: string): SignatureCheck {
 
 /** ECDSA over secp256k1 with SHA-256, the signature as JOSE writes it (r ‖ s, 32 bytes each). */
 function secp256k1SignatureCheck(key: KeyObject): SignatureCheck {
-  return ([header, payload, signature]) => {
+  return (_token, [header, payload, signature]) => {
     const signatureBytes = Buffer.from(signature, 'base64url');
     if (!BASE64URL.test(signature) || signatureBytes.length !== 64) return Promise.resolve(undefined);
     const signingInput = Buffer.from(`${header}.${payload}`, 'ascii');

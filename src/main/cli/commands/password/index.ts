@@ -36,6 +36,8 @@ export default class PasswordCommand extends BasaltCommand {
 
   async run(): Promise<number> {
     const { stdout, parentArgv } = this.context;
+    // No flags to parse: the words are read as picocli would (a version request, or a stray word).
+    this.parsed = true;
     const stray = this.argv[0];
     if (stray === '-V' || stray === '--version') {
       stdout(this.versionLine());
