@@ -164,8 +164,12 @@ function kernelPickedPort(host: string): Promise<number> {
 async function serveLogin(request: Request, response: Response, cfg: HttpServerConfig): Promise<void> {
   const answer = cfg.authentication === undefined ? LOGIN_NOT_ENABLED : await cfg.authentication.login(await request.text());
   if (response.completed) return;
-  if (answer.contentType !== undefined) response.header('content-type', answer.contentType);
-  response.status(answer.status, answer.reason).send(answer.body === '' ? undefined : answer.body);
+  // Corked: written from a later turn of the event loop (after the login pool answered), an uncorked
+  // status line sometimes lost its reason phrase.
+  response.atomic(() => {
+    if (answer.contentType !== undefined) response.header('content-type', answer.contentType);
+    response.status(answer.status, answer.reason).send(answer.body === '' ? undefined : answer.body);
+  });
 }
 
 function writeHeaders(response: Response, headers: HttpHeaders): void {
