@@ -10,11 +10,12 @@ export interface HttpAnswer {
   body: Buffer;
 }
 
-/** The bytes of a `POST /` with a JSON body. */
-export function jsonPostRequest(host: string, port: number, body: string): Buffer {
+/** The bytes of a `POST /` (or `path`) with a JSON body and any extra headers (`Authorization: Bearer ...`). */
+export function jsonPostRequest(host: string, port: number, body: string, options: { path?: string; headers?: Record<string, string> } = {}): Buffer {
   const payload = Buffer.from(body, 'utf8');
+  const extra = Object.entries(options.headers ?? {}).map(([name, value]) => `${name}: ${value}\r\n`).join('');
   const head =
-    `POST / HTTP/1.1\r\nHost: ${host}:${port}\r\nContent-Type: application/json\r\n` +
+    `POST ${options.path ?? '/'} HTTP/1.1\r\nHost: ${host}:${port}\r\nContent-Type: application/json\r\n${extra}` +
     `Content-Length: ${payload.length}\r\n\r\n`;
   return Buffer.concat([Buffer.from(head, 'latin1'), payload]);
 }
