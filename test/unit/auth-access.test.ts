@@ -4,9 +4,10 @@ import test from 'ava';
 import { Authenticator } from '../../src/transport/auth/authenticator.js';
 import { authenticatedJsonRpc, UNAUTHORIZED_REPLY } from '../../src/transport/auth/authenticated-json-rpc.js';
 import { bearerToken } from '../../src/transport/auth/bearer.js';
+import { ConnectionAuthentication } from '../../src/transport/auth/connection-authentication.js';
 import { createAccess, grants, permissionsGranting } from '../../src/transport/auth/permissions.js';
 import type { TokenVerifier, VerifiedToken } from '../../src/transport/auth/token-verifier.js';
-import { createMethodCaller, type Dispatch } from '../../src/transport/jsonrpc.js';
+import { createMethodCaller, type Dispatch, type RpcCaller } from '../../src/transport/jsonrpc.js';
 
 test('bearer: exact, case-sensitive "Bearer " prefix', (t) => {
   t.is(bearerToken('Bearer abc.def.ghi'), 'abc.def.ghi');
@@ -178,4 +179,84 @@ test('with no-auth methods: no token reaches the methods, which answer by the li
   t.deepEqual(await handle(request('net_version'), undefined), { status: 200, body: '{"jsonrpc":"2.0","id":1,"result":"0x1"}' });
   t.is((await handle(request('eth_blockNumber'), undefined)).status, 401);
   t.is((await handle('{bad', undefined)).status, 400);
+});
+
+// ---------------------------------------------------------------------------------------------
+// A WebSocket connection's token
+// ---------------------------------------------------------------------------------------------
+
+test('a connection re-checks its token on every call, and its subscriptions are dropped when the token expires', async (t) => {
+  let now = 1_000_000_000_000;
+  const exp = now / 1000 + 300;
+  const pending: { at: number; run: () => void }[] = [];
+  const timers = {
+    setTimeout: (run: () => void, ms: number) => {
+      const entry = { at: now + ms, run };
+      pending.push(entry);
+      return entry;
+    },
+    clearTimeout: (handle: unknown) => void pending.splice(pending.indexOf(handle as never), 1),
+    now: () => now,
+  };
+  const authenticator = new Authenticator({ verify: async (token) => (token === 'good' ? { permissions: ['eth:*'], exp } : undefined) }, ['net_version'], { clock: () => now });
+  const seen: string[] = [];
+  const base: RpcCaller = async (method, _params, access) => {
+    seen.push(`${method}:${access?.permits(method) ? 'yes' : 'no'}`);
+    return { result: null };
+  };
+  let expired = 0;
+  const connection = new ConnectionAuthentication(authenticator, 'good', () => expired++, timers);
+  const call = connection.caller(base);
+  await call('eth_subscribe', []);
+  await call('net_peerCount', []);
+  await call('net_version', []);
+  t.deepEqual(seen, ['eth_subscribe:yes', 'net_peerCount:no', 'net_version:yes']);
+  t.is(pending.length, 1, 'an expiry timer is set once the token is verified');
+  t.is(pending[0]!.at, exp * 1000);
+
+  now = exp * 1000;
+  pending.shift()!.run();
+  t.is(expired, 1);
+  await call('eth_subscribe', []);
+  t.is(seen.at(-1), 'eth_subscribe:no', 'after exp the connection\'s calls are refused');
+
+  // Without a token: the no-auth methods only, no timer; close clears a pending timer.
+  const anonymous = new ConnectionAuthentication(authenticator, undefined, () => expired++, timers);
+  await anonymous.caller(base)('eth_blockNumber', []);
+  t.is(seen.at(-1), 'eth_blockNumber:no');
+  now = 1_000_000_000_000;
+  const other = new ConnectionAuthentication(authenticator, 'good', () => expired++, timers);
+  await other.access();
+  await Promise.resolve();
+  t.is(pending.length, 1);
+  other.close();
+  t.is(pending.length, 0);
+  t.is(expired, 1);
+});
+
+test('a token expiring beyond what setTimeout can wait is waited for in steps', async (t) => {
+  let now = 0;
+  const exp = 2 ** 32 / 1000 * 3;
+  const delays: number[] = [];
+  let next: (() => void) | undefined;
+  const timers = {
+    setTimeout: (run: () => void, ms: number) => {
+      delays.push(ms);
+      next = run;
+      return run;
+    },
+    clearTimeout: () => undefined,
+    now: () => now,
+  };
+  const authenticator = new Authenticator({ verify: async () => ({ permissions: [], exp }) }, [], { clock: () => now });
+  let expired = false;
+  new ConnectionAuthentication(authenticator, 'long', () => (expired = true), timers);
+  await new Promise((resolve) => setImmediate(resolve));
+  while (!expired) {
+    now += delays.at(-1)!;
+    next!();
+  }
+  t.true(delays.every((delay) => delay <= 2 ** 31 - 1));
+  t.true(delays.length > 1);
+  t.is(now, exp * 1000);
 });

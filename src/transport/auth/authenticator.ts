@@ -74,6 +74,11 @@ export class Authenticator {
     return entry !== undefined && this.nowSeconds() < entry.exp;
   }
 
+  /** The `exp` (seconds) of a token verified before and not yet expired; undefined otherwise. */
+  expiryOf(token: string): number | undefined {
+    return this.stillValid(token) ? this.verified.get(token)!.exp : undefined;
+  }
+
   private nowSeconds(): number {
     return Math.floor(this.clock() / 1000);
   }
