@@ -7,11 +7,8 @@ import type { TypedTransaction } from '@ethereumjs/tx';
 import { createTxFromRLP, isBlob4844Tx } from '@ethereumjs/tx';
 import {
   KECCAK256_RLP,
-  bigIntToBytes,
   bytesToHex,
-  createAddressFromString,
   equalsBytes,
-  setLengthLeft,
 } from '@ethereumjs/util';
 import { EVMError } from '@ethereumjs/evm';
 import { Bloom, createVM, encodeReceipt, runTx } from '@ethereumjs/vm';
@@ -30,6 +27,7 @@ import type { BlockValidation, ExecutedBlock } from './block-validation.js';
 import { InvalidBlockError, firstLine, validateBody, validateHeader } from './import-rules.js';
 import type { ChainImportRules, ImportRuleOptions } from './import-rules.js';
 import { StateDb } from './state-db.js';
+import { collectRequests, runPreTransactionSystemCalls } from './system-calls.js';
 import { schemaVersionMismatch } from './storage-schema.js';
 import { txCommonFor } from '../shared/ethereum/tx-common.js';
 import { effectiveGasPrice } from '../shared/ethereum/fees.js';
@@ -41,8 +39,11 @@ const YIELD_EVERY_MS = 10;
 /** How many ancestors ommer validation looks at (depth 1..6 plus the ommer's parent). */
 const OMMER_WINDOW = 7;
 
-/** EIP-4788's system contract; Besu (and ethereumjs) skip the call when it has no code. */
-const BEACON_ROOTS_ADDRESS = createAddressFromString('0x000F3df6D732807Ef1319fB7B8bB8522d0Beac02');
+/**
+ * Bytes of an encoded block besides its transactions, kept free under EIP-7934's size limit: the
+ * header (about 700 bytes with every post-Prague field), list prefixes and an empty withdrawals list.
+ */
+const BLOCK_SIZE_RESERVE = 4096;
 
 export interface BuiltBlock {
   block: Block;
@@ -415,11 +416,20 @@ export class Chain {
     const executionCoinbase = this.spec.blockRewards?.executionCoinbase(parent.number + 1n, req.timestamp, req.coinbase) ?? req.coinbase;
     const envBlock = this.spec.createBlock({ ...headerData, coinbase: executionCoinbase }, [], common.isActivatedEIP(4895) ? [] : undefined);
 
+    let checkpointOpen = false;
     try {
       await vm.evm.journal.checkpoint();
-      if (common.isActivatedEIP(4788)) await this.accumulateBeaconRoot(envBlock);
+      checkpointOpen = true;
+      await runPreTransactionSystemCalls(vm, {
+        number: headerData.number as bigint,
+        timestamp: req.timestamp,
+        parentHash: this.head.hash,
+        parentBeaconBlockRoot: new Uint8Array(32),
+      });
 
       const included: TypedTransaction[] = [];
+      /** Execution results of the included transactions: the EIP-6110 deposits are read from their logs. */
+      const results: TxExecution[] = [];
       const receipts: StoredReceipt[] = [];
       const consensusReceipts: Uint8Array[] = [];
       const rejected: RejectedTx[] = [];
@@ -433,6 +443,9 @@ export class Chain {
       const blobGasPerBlob = common.isActivatedEIP(4844) ? common.param('blobGasPerBlob') : 0n;
       const maxBlobGasPerBlock = common.isActivatedEIP(4844) ? common.getBlobGasSchedule().maxBlobGasPerBlock : 0n;
       let blobGasUsed = 0n;
+      // EIP-7934: the encoded block stays under the limit; the header, withdrawals and list prefixes get a reserve.
+      const maxBodyBytes = common.isActivatedEIP(7934) ? Number(common.param('maxRlpBlockSize')) - BLOCK_SIZE_RESERVE : Infinity;
+      let bodyBytes = 0;
       let lastYield = Date.now();
       for (const candidate of req.transactions) {
         const now = Date.now();
@@ -445,11 +458,24 @@ export class Chain {
         }
         const senderKey = () => bytesToHex(candidate.senderPublicKey);
         if (blockedSenders.size > 0 && blockedSenders.has(senderKey())) continue;
-        const tx = createTxFromRLP(candidate.raw, { common: txCommon });
+        let tx: TypedTransaction;
+        try {
+          tx = createTxFromRLP(candidate.raw, { common: txCommon });
+        } catch (err) {
+          // Valid when admitted but not under this block's fork (e.g. over Osaka's EIP-7825 gas cap).
+          rejected.push({ hash: candidate.hash, reason: 'invalid', detail: firstLine(err) });
+          blockedSenders.add(senderKey());
+          continue;
+        }
         // The pool recovered and checked this signature already; trusting it skips a second recovery.
         (tx.cache as { senderPubKey?: Uint8Array }).senderPubKey = candidate.senderPublicKey;
         const txBlobGas = isBlob4844Tx(tx) ? BigInt(tx.blobVersionedHashes.length) * blobGasPerBlob : 0n;
-        if (gasUsed + tx.gasLimit > blockGasLimit || (txBlobGas > 0n && blobGasUsed + txBlobGas > maxBlobGasPerBlock)) {
+        const txBytes = candidate.raw.length;
+        if (
+          gasUsed + tx.gasLimit > blockGasLimit ||
+          (txBlobGas > 0n && blobGasUsed + txBlobGas > maxBlobGasPerBlock) ||
+          bodyBytes + txBytes > maxBodyBytes
+        ) {
           blockedSenders.add(senderKey());
           continue;
         }
@@ -466,6 +492,8 @@ export class Chain {
         }
         gasUsed += result.totalGasSpent;
         blobGasUsed += txBlobGas;
+        bodyBytes += txBytes;
+        results.push(result);
         const receipt = toStoredReceipt(tx, result, gasUsed, headerData.baseFeePerGas as bigint | undefined, this.options);
         if (txBlobGas > 0n) receipt.blobGasPrice = envBlock.header.getBlobGasPrice();
         receipts.push(receipt);
@@ -479,6 +507,8 @@ export class Chain {
         included.push(tx);
       }
       await this.spec.blockRewards?.finalizeBlockState(vm.stateManager, { number: parent.number + 1n, timestamp: req.timestamp, coinbase: req.coinbase });
+      const requestsHash = common.isActivatedEIP(7685) ? (await collectRequests(vm, results, blockGasLimit)).requestsHash : undefined;
+      checkpointOpen = false;
       await vm.evm.journal.commit();
       const stateRoot = await vm.stateManager.getStateRoot();
 
@@ -490,28 +520,16 @@ export class Chain {
         logsBloom: bloom.bitvector,
         gasUsed,
         ...(common.isActivatedEIP(4844) ? { blobGasUsed } : {}),
+        ...(requestsHash !== undefined ? { requestsHash } : {}),
       };
       const block = this.spec.createBlock(builtHeader, included, common.isActivatedEIP(4895) ? [] : undefined);
       return { block, headerData: builtHeader, hash: block.hash(), receipts, rejected };
     } catch (err) {
+      // Writes still in the open checkpoint must not reach the trie when the state is reset.
+      if (checkpointOpen) await vm.evm.journal.revert();
       await this.resetBuildState();
       throw err;
     }
-  }
-
-  private async accumulateBeaconRoot(envBlock: Block): Promise<void> {
-    const sm = this.buildVm.stateManager;
-    const code = await sm.getCode(BEACON_ROOTS_ADDRESS);
-    if (code.length === 0) return;
-    const historyLength = BigInt(this.buildVm.common.param('historicalRootsLength'));
-    const timestamp = envBlock.header.timestamp;
-    const index = timestamp % historyLength;
-    await sm.putStorage(BEACON_ROOTS_ADDRESS, setLengthLeft(bigIntToBytes(index), 32), bigIntToBytes(timestamp));
-    await sm.putStorage(
-      BEACON_ROOTS_ADDRESS,
-      setLengthLeft(bigIntToBytes(index + historyLength), 32),
-      envBlock.header.parentBeaconBlockRoot ?? new Uint8Array(32),
-    );
   }
 
   /** `stateOps`: the block's state writes, by default those the building state staged. */
@@ -547,7 +565,8 @@ async function openState(stateDb: StateDb): Promise<MerkleStateManager> {
   return new MerkleStateManager({ trie, caches: new Caches() });
 }
 
-async function receiptsRoot(encoded: Uint8Array[]): Promise<Uint8Array> {
+/** The receipts trie root of consensus-encoded receipts. */
+export async function receiptsRoot(encoded: Uint8Array[]): Promise<Uint8Array> {
   const trie = await createMPT();
   for (let i = 0; i < encoded.length; i++) await trie.put(RLP.encode(i), encoded[i]!);
   return trie.root();

@@ -4,6 +4,7 @@
  */
 import type { HardforkTransitionConfig } from '@ethereumjs/common';
 import type { Json } from '../shared/rpc/types.js';
+import type { BlobScheduleEntry } from '../shared/ethereum/genesis.js';
 import { forkHashHex, forkIdAtActivation, forkSchedule, hardforkActivation } from '../shared/ethereum/fork-id.js';
 
 /** Where each precompile arrives (EIP-7910 names). */
@@ -35,12 +36,6 @@ const SYSTEM_CONTRACTS: readonly { name: string; address: string; fork: string }
   { name: 'WITHDRAWAL_REQUEST_PREDEPLOY_ADDRESS', address: '0x00000961ef480eb55e80d19ad83579a64c007002', fork: 'prague' },
 ];
 
-/** EIP-7840 defaults: (target, max, update fraction) per blob-changing fork. */
-const BLOB_SCHEDULES: readonly { fork: string; target: number; max: number; baseFeeUpdateFraction: number }[] = [
-  { fork: 'cancun', target: 3, max: 6, baseFeeUpdateFraction: 3338477 },
-  { fork: 'prague', target: 6, max: 9, baseFeeUpdateFraction: 5007716 },
-];
-
 export interface ForkConfigContext {
   /** The hardfork list the chain's Common runs (src/chain/common.ts hardforkSchedule). */
   schedule: readonly HardforkTransitionConfig[];
@@ -51,6 +46,8 @@ export interface ForkConfigContext {
   headFork: string;
   /** `depositContractAddress` of the genesis, a Prague system contract when configured. */
   depositContractAddress?: string;
+  /** The blob parameters in force under a hardfork (genesis blobSchedule or Besu's defaults); undefined before Cancun. */
+  blobSchedule(hardfork: string): BlobScheduleEntry | undefined;
   /** Timestamp of a canonical block, for forks scheduled by block number (undefined past the head). */
   blockTimestamp(number: bigint): Promise<bigint | undefined>;
 }
@@ -73,7 +70,7 @@ export async function ethConfig(ctx: ForkConfigContext): Promise<Json> {
     const forksSoFar = activations.slice(0, index + 1).flatMap((a) => a.forks);
     const config: { [key: string]: Json } = {};
     config.activationTime = await activationTime(activation, ctx);
-    const blobs = [...BLOB_SCHEDULES].reverse().find((s) => forksSoFar.includes(s.fork));
+    const blobs = ctx.blobSchedule(activation.forks[activation.forks.length - 1]!);
     if (blobs) config.blobSchedule = { baseFeeUpdateFraction: blobs.baseFeeUpdateFraction, max: blobs.max, target: blobs.target };
     config.chainId = `0x${ctx.chainId.toString(16)}`;
     config.forkId = forkHashHex(forkIdAtActivation(forkIds, activation));

@@ -171,6 +171,11 @@ export async function validateBody(block: Block, options: ImportRuleOptions): Pr
   } else if (block.withdrawals !== undefined && block.withdrawals.length > 0) {
     fail('withdrawals present before Shanghai');
   }
+  if (header.common.isActivatedEIP(7934)) {
+    const size = block.serialize().length;
+    const limit = Number(header.common.param('maxRlpBlockSize'));
+    if (size > limit) fail(`block is ${size} bytes encoded, more than the ${limit} bytes EIP-7934 allows`);
+  }
   if (header.common.isActivatedEIP(4844)) {
     const perBlob = header.common.param('blobGasPerBlob');
     let blobGasUsed = 0n;

@@ -1,8 +1,7 @@
 /**
- * debug_traceTransaction with the default struct-log tracer: re-executes the block's transactions up
- * to the traced one on the parent state (inside a checkpoint that is reverted), recording one entry
- * per EVM step in Besu's shape: `{gas, failed, returnValue, structLogs: [{pc, op, gas, gasCost,
- * depth, stack, memory, storage}]}` with 32-byte words as bare hex.
+ * The struct-log tracer (Besu's default for debug_traceTransaction, debug_traceBlock*, debug_traceCall):
+ * one entry per EVM step in Besu's shape, `{gas, failed, returnValue, structLogs: [{pc, op, gas,
+ * gasCost, depth, stack, memory, storage}]}` with 32-byte words as bare hex.
  */
 import type { Block } from '@ethereumjs/block';
 import { bytesToHex, setLengthLeft, bigIntToBytes } from '@ethereumjs/util';
@@ -12,6 +11,7 @@ import type { InterpreterStep } from '@ethereumjs/evm';
 import type { Json } from '../shared/rpc/types.js';
 import type { TraceOptions } from '../shared/rpc/methods/param-shapes.js';
 import type { Chain } from './chain.js';
+import { runPreTransactionSystemCalls } from './system-calls.js';
 
 function word(value: bigint): string {
   return value.toString(16).padStart(64, '0');
@@ -32,66 +32,115 @@ function memoryWords(memory: Uint8Array, wordCount: bigint): string[] {
   return words;
 }
 
-export async function traceTransaction(chain: Chain, block: Block, parentStateRoot: Uint8Array, index: number, options: TraceOptions): Promise<Json> {
+/**
+ * Collects one struct log per EVM step, in Besu's shape: 32-byte words as bare hex, memory as words,
+ * the storage a contract has read or written so far (as Besu reports it on each step).
+ */
+export class StructLogCollector {
+  readonly structLogs: Json[] = [];
+  /** Storage seen so far, per contract address. */
+  private readonly storageByAddress = new Map<string, Map<string, string>>();
+
+  constructor(private readonly options: TraceOptions) {}
+
+  readonly onStep = async (step: InterpreterStep, resolve?: (result?: unknown) => void): Promise<void> => {
+    try {
+      const address = step.address.toString();
+      let storage = this.storageByAddress.get(address);
+      if (storage === undefined) {
+        storage = new Map();
+        this.storageByAddress.set(address, storage);
+      }
+      const stack = step.stack;
+      if (step.opcode.name === 'SLOAD' && stack.length >= 1) {
+        const key = stack[stack.length - 1]!;
+        const value = await step.stateManager.getStorage(step.address, setLengthLeft(bigIntToBytes(key), 32));
+        storage.set(word(key), bareHex(setLengthLeft(value, 32)));
+      } else if (step.opcode.name === 'SSTORE' && stack.length >= 2) {
+        storage.set(word(stack[stack.length - 1]!), word(stack[stack.length - 2]!));
+      }
+      const entry: { [key: string]: Json } = {
+        pc: step.pc,
+        op: step.opcode.name,
+        gas: Number(step.gasLeft),
+        gasCost: Number(BigInt(step.opcode.fee) + (step.opcode.dynamicFee ?? 0n)),
+        depth: step.depth + 1,
+      };
+      if (!this.options.disableStack) entry.stack = stack.map(word);
+      if (!this.options.disableMemory) entry.memory = memoryWords(step.memory, step.memoryWordCount);
+      if (!this.options.disableStorage) entry.storage = Object.fromEntries(storage);
+      this.structLogs.push(entry);
+    } finally {
+      resolve?.();
+    }
+  };
+
+  /** The trace of a transaction or call that ran: `{gas, failed, returnValue, structLogs}`. */
+  result(execution: { totalGasSpent: bigint; execResult: { exceptionError?: unknown; returnValue: Uint8Array } }): Json {
+    return {
+      gas: Number(execution.totalGasSpent),
+      failed: execution.execResult.exceptionError !== undefined,
+      returnValue: bareHex(execution.execResult.returnValue),
+      structLogs: this.structLogs,
+    };
+  }
+}
+
+/** Runs `fn` with `collector` listening to the EVM's steps. */
+export async function withStepListener<T>(vm: VM, onStep: StructLogCollector['onStep'] | undefined, fn: () => Promise<T>): Promise<T> {
+  if (onStep === undefined) return fn();
+  vm.evm.events!.on('step', onStep);
+  try {
+    return await fn();
+  } finally {
+    vm.evm.events!.off('step', onStep);
+  }
+}
+
+/**
+ * Re-executes a block's transactions on its parent's state (inside a checkpoint that is reverted, so
+ * nothing is written) and traces those at `traced` (all when undefined). Each transaction is one
+ * step of work: between them the chain thread takes other messages (block import among them), so a
+ * long block trace never holds them up for more than one transaction.
+ */
+async function traceBlockTransactions(chain: Chain, block: Block, parentStateRoot: Uint8Array, options: TraceOptions, traced?: number): Promise<Json[]> {
   return chain.withStateAt(parentStateRoot, async (vm) => {
     vm.common.setHardforkBy({ blockNumber: block.header.number, timestamp: block.header.timestamp });
     await vm.evm.journal.checkpoint();
-    const structLogs: Json[] = [];
-    /** Storage seen so far, per contract address, as Besu reports it on each step. */
-    const storageByAddress = new Map<string, Map<string, string>>();
-    const onStep = async (step: InterpreterStep, resolve?: (result?: unknown) => void): Promise<void> => {
-      try {
-        const address = step.address.toString();
-        let storage = storageByAddress.get(address);
-        if (storage === undefined) {
-          storage = new Map();
-          storageByAddress.set(address, storage);
-        }
-        const stack = step.stack;
-        if (step.opcode.name === 'SLOAD' && stack.length >= 1) {
-          const key = stack[stack.length - 1]!;
-          const value = await step.stateManager.getStorage(step.address, setLengthLeft(bigIntToBytes(key), 32));
-          storage.set(word(key), bareHex(setLengthLeft(value, 32)));
-        } else if (step.opcode.name === 'SSTORE' && stack.length >= 2) {
-          storage.set(word(stack[stack.length - 1]!), word(stack[stack.length - 2]!));
-        }
-        const entry: { [key: string]: Json } = {
-          pc: step.pc,
-          op: step.opcode.name,
-          gas: Number(step.gasLeft),
-          gasCost: Number(BigInt(step.opcode.fee) + (step.opcode.dynamicFee ?? 0n)),
-          depth: step.depth + 1,
-        };
-        if (!options.disableStack) entry.stack = stack.map(word);
-        if (!options.disableMemory) entry.memory = memoryWords(step.memory, step.memoryWordCount);
-        if (!options.disableStorage) entry.storage = Object.fromEntries(storage);
-        structLogs.push(entry);
-      } finally {
-        resolve?.();
-      }
-    };
+    const traces: Json[] = [];
     try {
-      for (let i = 0; i < index; i++) {
-        await runTx(vm, { tx: block.transactions[i]!, block, skipHardForkValidation: true, skipBlockGasLimitValidation: true });
+      // The block's own system writes (beacon root, parent hash history) come before its transactions.
+      await runPreTransactionSystemCalls(vm, {
+        number: block.header.number,
+        timestamp: block.header.timestamp,
+        parentHash: block.header.parentHash,
+        parentBeaconBlockRoot: block.header.parentBeaconBlockRoot ?? new Uint8Array(32),
+      });
+      const last = traced ?? block.transactions.length - 1;
+      for (let i = 0; i <= last; i++) {
+        const collector = traced === undefined || traced === i ? new StructLogCollector(options) : undefined;
+        const result = await withStepListener(vm, collector?.onStep, () =>
+          runTx(vm, { tx: block.transactions[i]!, block, skipHardForkValidation: true, skipBlockGasLimitValidation: true }),
+        );
+        if (collector) traces.push(collector.result(result));
+        if (i < last) await new Promise((resolve) => setImmediate(resolve));
       }
-      vm.evm.events!.on('step', onStep);
-      let result;
-      try {
-        result = await runTx(vm, { tx: block.transactions[index]!, block, skipHardForkValidation: true, skipBlockGasLimitValidation: true });
-      } finally {
-        vm.evm.events!.off('step', onStep);
-      }
-      return {
-        gas: Number(result.totalGasSpent),
-        failed: result.execResult.exceptionError !== undefined,
-        returnValue: bareHex(result.execResult.returnValue),
-        structLogs,
-      };
+      return traces;
     } finally {
       await vm.evm.journal.revert();
       await reanchorAfterPreByzantium(vm, parentStateRoot);
     }
   });
+}
+
+/** debug_traceTransaction: the transaction at `index` of `block`, after the ones before it. */
+export async function traceTransaction(chain: Chain, block: Block, parentStateRoot: Uint8Array, index: number, options: TraceOptions): Promise<Json> {
+  return (await traceBlockTransactions(chain, block, parentStateRoot, options, index))[0]!;
+}
+
+/** debug_traceBlock*: every transaction of `block`, in order. */
+export function traceBlock(chain: Chain, block: Block, parentStateRoot: Uint8Array, options: TraceOptions): Promise<Json[]> {
+  return traceBlockTransactions(chain, block, parentStateRoot, options);
 }
 
 /**

@@ -314,6 +314,7 @@ export function decodeRawTransaction(raw: Uint8Array, rules: TxRules, kzg?: Blob
   const sender = keccak_256(senderPublicKey).slice(12);
 
   if (!rules.allowedTypes.includes(type)) throw new RpcError(RpcErrors.INVALID_TRANSACTION_TYPE);
+  if (authorizationList !== undefined) checkAuthorizations(authorizationList);
   if (parsed.sidecar) verifyBlobSidecar(parsed.sidecar, blobVersionedHashes ?? [], kzg);
 
   const common = commonFor(rules.chainId, rules.hardfork);
@@ -363,6 +364,20 @@ export function decodeRawTransaction(raw: Uint8Array, rules: TxRules, kzg?: Blob
   if (blobVersionedHashes !== undefined) decoded.blobCount = blobVersionedHashes.length;
   if (parsed.hasBlobWrapper) decoded.canonical = parsed.hashedEncoding;
   return decoded;
+}
+
+/**
+ * Besu's pool checks of an EIP-7702 authorization list: it must not be empty (Besu's
+ * EMPTY_CODE_DELEGATION, which its RPC layer has no code for: an internal error), and each signature
+ * must be canonical (s at most half the curve order, y-parity 0 or 1: INVALID_SIGNATURE). Whether an
+ * authority's signature recovers, and its nonce and chain id, are checked at execution, where a bad
+ * authorization is skipped rather than failing the transaction.
+ */
+function checkAuthorizations(list: AuthorizationEntry[]): void {
+  if (list.length === 0) throw new RpcError(RpcErrors.INTERNAL_ERROR);
+  for (const authorization of list) {
+    if (authorization.s > SECP256K1_ORDER_DIV_2 || authorization.yParity > 1) throw new RpcError(RpcErrors.INVALID_SIGNATURE);
+  }
 }
 
 /** The part of a KZG library the pool needs: checking blobs against their commitments and proofs. */

@@ -5,6 +5,8 @@ import { main } from '../../src/main/cli/main.js';
 import type { NodeOptions } from '../../src/main/cli/options.js';
 import { dependencyWarnings } from '../../src/main/cli/resolve.js';
 import { passwordMatches } from '../../src/shared/auth/password-hash.js';
+import { isBesuMethodName, UNSERVED_BESU_METHOD_NAMES } from '../../src/shared/rpc/besu-method-names.js';
+import { lookupMethod } from '../../src/shared/rpc/registry.js';
 import { PEGASYS_HASH } from '../helpers/jwt.js';
 
 interface Run {
@@ -177,4 +179,11 @@ test('basalt password alone prints its usage, exit 0; a stray word is a usage er
   const stray = await run(['password', 'hsh']);
   t.is(stray.code, 2);
   t.is(stray.stderr, `Unmatched argument at index 1: 'hsh'\nDid you mean: password hash?${HELP_POINTER}`);
+});
+
+test('the unserved Besu method names and the registry do not overlap (a method Basalt starts serving leaves the list)', (t) => {
+  t.deepEqual([...UNSERVED_BESU_METHOD_NAMES].filter((name) => lookupMethod(name) !== undefined), []);
+  t.true(isBesuMethodName('eth_blockNumber'));
+  t.true(isBesuMethodName('trace_block'));
+  t.false(isBesuMethodName('eth_blocknumber'));
 });

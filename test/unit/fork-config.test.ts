@@ -24,6 +24,8 @@ const context = (headFork: string) => ({
   genesisHash,
   genesisTimestamp: 0n,
   headFork,
+  blobSchedule: (hardfork: string) =>
+    ({ cancun: { target: 3, max: 6, baseFeeUpdateFraction: 3338477 }, prague: { target: 6, max: 9, baseFeeUpdateFraction: 5007716 } })[hardfork as 'cancun'],
   blockTimestamp: async (n: bigint) => (n <= 10n ? 100n + n : undefined),
 });
 

@@ -189,11 +189,13 @@ test('the embedded dev network loads; its extraData names the dev validator', as
 
   const built = await buildGenesis(genesis);
   t.is(hex(built.stateRoot), BESU_DEV_STATE_ROOT, 'same three funded accounts as Besu dev');
-  t.is(built.common.hardfork(), 'cancun');
-  t.false(built.common.gteHardfork('prague'));
+  // The dev network follows mainnet: every fork through Osaka at genesis.
+  t.is(built.common.hardfork(), 'osaka');
+  t.true(built.common.isActivatedEIP(7702) && built.common.isActivatedEIP(7825) && built.common.isActivatedEIP(7951));
   t.is(built.common.consensusType(), 'pos', 'no ethereumjs PoW rewards on a QBFT chain');
   const header = built.block.header;
-  t.is(header.raw().length, 20, 'Cancun genesis header');
+  t.is(header.raw().length, 21, 'Prague genesis header (requestsHash)');
+  t.is(hex(header.requestsHash!), '0xe3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855', 'EIP-7685 empty requests');
   t.deepEqual(header.parentBeaconBlockRoot, new Uint8Array(32));
   t.is(header.blobGasUsed, 0n);
   t.is(header.excessBlobGas, 0n);
@@ -463,7 +465,7 @@ test('an empty QBFT block leaves the state untouched: no PoW reward, no EIP-4788
   const proposer = bytes('0x1eff47bc3a10a45d4b230b5d10e37751fe6aa718');
   t.is(hex(await runEmptyBlockOne(vectorB, proposer, 0x65000002n)), EMPTY_TRIE_ROOT);
 
-  // Dev network (Cancun): the beacon-roots system call is skipped because the contract is absent.
+  // Dev network (Osaka): the beacon-roots, history and request system calls are skipped: their contracts are absent.
   const dev = parseGenesis(loadDevNetwork().genesisJson);
   const validator = addressOf(loadDevNetwork().validatorKey);
   t.is(hex(await runEmptyBlockOne(dev, validator, 1000n)), BESU_DEV_STATE_ROOT);

@@ -209,6 +209,31 @@ test('EIP-7702 transaction is accepted on Prague and rejected before it', (t) =>
   });
 });
 
+/** A signed type-4 transaction with the authorization list given as raw fields. */
+function setCodeRaw(authorizations: Field[][], to: Uint8Array = RECIPIENT): Uint8Array {
+  return signRaw(4, [CHAIN_ID, 0n, 1n, 1000n, 100_000n, to, 0n, new Uint8Array(), [], authorizations], key);
+}
+
+test('EIP-7702 authorizations in the pool: Besu refuses an empty list and a non-canonical authority signature', (t) => {
+  const authorization = (yParity: bigint, s: bigint): Field[] => [CHAIN_ID, RECIPIENT, 0n, yParity, 1n, s];
+  t.is(decodeRawTransaction(setCodeRaw([authorization(1n, 2n)]), prague).authorizationList?.[0]?.yParity, 1);
+  // Besu's EMPTY_CODE_DELEGATION has no JSON-RPC mapping: an internal error.
+  t.deepEqual(rejection(() => decodeRawTransaction(setCodeRaw([]), prague)), { code: -32603, message: 'Internal error' });
+  // s above half the curve order, or a y-parity other than 0/1: INVALID_SIGNATURE.
+  t.deepEqual(rejection(() => decodeRawTransaction(setCodeRaw([authorization(0n, SECP256K1_ORDER / 2n + 1n)]), prague)), {
+    code: -32002,
+    message: 'Invalid signature',
+  });
+  t.deepEqual(rejection(() => decodeRawTransaction(setCodeRaw([authorization(2n, 2n)]), prague)), { code: -32002, message: 'Invalid signature' });
+  // A set-code transaction cannot create a contract: without a `to` it does not decode.
+  t.deepEqual(rejection(() => decodeRawTransaction(setCodeRaw([authorization(0n, 2n)], new Uint8Array()), prague)), {
+    code: -32602,
+    message: 'Invalid params',
+  });
+  // The authorization's own chain id, nonce and signer are checked at execution (a bad one is skipped there).
+  t.is(decodeRawTransaction(setCodeRaw([[999n, RECIPIENT, 5n, 0n, 1n, 2n]]), prague).authorizationList?.[0]?.chainId, 999n);
+});
+
 test('EIP-1559 transaction before London is an invalid type; 2930 before Berlin too', (t) => {
   const tx1559 = createFeeMarket1559Tx(
     { chainId: CHAIN_ID, nonce: 0, maxFeePerGas: 1000, maxPriorityFeePerGas: 1, gasLimit: 21000, to: RECIPIENT },

@@ -18,6 +18,7 @@ import { blockHandlers } from './block-handlers.js';
 import { feeHandlers } from './fee-handlers.js';
 import { logHandlers } from './log-handlers.js';
 import { debugHandlers } from './debug-handlers.js';
+import { CallSimulator, TX_GAS_LIMIT_CAP } from './simulation.js';
 
 export interface ChainRpcOptions {
   /** Gas given to simulations that name none, and the most they may use; 0 = the block gas limit. */
@@ -39,10 +40,15 @@ export type DomainHandlers<Domain> = Pick<MethodHandlers<'chain'>, Extract<keyof
 
 /** What the handlers of every domain read. */
 export class ChainRpcContext {
+  /** The one simulation path of eth_call, eth_estimateGas, eth_createAccessList, eth_simulateV1 and debug_traceCall. */
+  readonly simulator: CallSimulator;
+
   constructor(
     readonly chain: Chain,
     readonly options: ChainRpcOptions,
-  ) {}
+  ) {
+    this.simulator = new CallSimulator(chain, (block) => this.gasCap(block));
+  }
 
   get store(): ChainStore {
     return this.chain.store;
@@ -88,10 +94,14 @@ export class ChainRpcContext {
     return { block, index: location.index };
   }
 
-  /** The gas a simulation on `block` may use: `--rpc-gas-cap`, but never above the block gas limit. */
+  /**
+   * The gas a simulation on `block` may use: `--rpc-gas-cap`, but never above the block gas limit, nor
+   * (from Osaka) above EIP-7825's transaction gas limit cap.
+   */
   gasCap(block: Block): bigint {
     const cap = this.options.rpcGasCap;
-    return cap > 0n && cap < block.header.gasLimit ? cap : block.header.gasLimit;
+    const blockCap = cap > 0n && cap < block.header.gasLimit ? cap : block.header.gasLimit;
+    return block.header.common.isActivatedEIP(7825) && blockCap > TX_GAS_LIMIT_CAP ? TX_GAS_LIMIT_CAP : blockCap;
   }
 }
 

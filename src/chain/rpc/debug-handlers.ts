@@ -1,5 +1,6 @@
 /**
- * Raw chain data and transaction tracing (registry: debug-methods.ts).
+ * Raw chain data and tracing of transactions, blocks and calls with the struct-log tracer (registry:
+ * debug-methods.ts).
  */
 import { encodeReceipt } from '@ethereumjs/vm';
 import type { TxReceipt } from '@ethereumjs/vm';
@@ -8,7 +9,10 @@ import { toData } from '../../shared/rpc/format.js';
 import type { BlockTag } from '../../shared/rpc/params.js';
 import type { debugMethods } from '../../shared/rpc/methods/debug-methods.js';
 import type { StoredReceipt } from '../../shared/ethereum/chain-records.js';
-import { traceTransaction } from '../struct-log-tracer.js';
+import { traceBlock, traceTransaction } from '../struct-log-tracer.js';
+import type { Block } from '@ethereumjs/block';
+import type { Json } from '../../shared/rpc/types.js';
+import type { TraceOptions } from '../../shared/rpc/methods/param-shapes.js';
 import type { ChainRpcContext, DomainHandlers } from './chain-rpc.js';
 
 export function debugHandlers(context: ChainRpcContext): DomainHandlers<typeof debugMethods> {
@@ -18,6 +22,14 @@ export function debugHandlers(context: ChainRpcContext): DomainHandlers<typeof d
     const found = await context.blockByTag(tag);
     if (!found) throw new RpcError(RpcErrors.INVALID_BLOCK_PARAMS);
     return found;
+  };
+
+  /** A stored block traced on its parent's state; the genesis block has no parent state to run on (Besu: null). */
+  const traceStored = async (block: Block, options: TraceOptions): Promise<Json> => {
+    if (block.header.number === 0n) return null;
+    const parent = await store.getBlock(block.header.parentHash);
+    if (!parent) return null;
+    return traceBlock(chain, block, parent.header.stateRoot, options);
   };
 
   return {
@@ -31,6 +43,30 @@ export function debugHandlers(context: ChainRpcContext): DomainHandlers<typeof d
     debug_getRawTransaction: async ({ hash }) => {
       const found = await context.findTransaction(hash);
       return found ? toData(found.block.transactions[found.index]!.serialize()) : null;
+    },
+    debug_traceBlockByNumber: async ({ block, options }) => {
+      const found = await context.blockByTag(block);
+      return found ? traceStored(found, options) : null;
+    },
+    debug_traceBlockByHash: async ({ hash, options }) => {
+      const found = await store.getBlock(hash);
+      return found ? traceStored(found, options) : null;
+    },
+    debug_traceBlock: async ({ rlp, options }) => {
+      let block: Block;
+      try {
+        block = chain.spec.decodeBlock(rlp);
+      } catch {
+        throw new RpcError(RpcErrors.INVALID_BLOCK_PARAMS);
+      }
+      const parent = await store.getBlock(block.header.parentHash);
+      if (!parent) throw new RpcError(RpcErrors.PARENT_BLOCK_NOT_FOUND);
+      return traceBlock(chain, block, parent.header.stateRoot, options);
+    },
+    debug_traceCall: async ({ call, block, options }) => {
+      const found = await context.blockByRef(block);
+      if (!found) throw new RpcError(RpcErrors.BLOCK_NOT_FOUND);
+      return context.simulator.traceCall(call, found, options);
     },
     debug_traceTransaction: async ({ hash, options }) => {
       const found = await context.findTransaction(hash);

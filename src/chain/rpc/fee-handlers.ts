@@ -8,6 +8,7 @@ import { toQuantity } from '../../shared/rpc/format.js';
 import type { feeMethods } from '../../shared/rpc/methods/fee-methods.js';
 import type { Json } from '../../shared/rpc/types.js';
 import { ethConfig } from '../fork-config.js';
+import { blobParametersAt } from '../../shared/ethereum/common.js';
 import type { ChainRpcContext, DomainHandlers } from './chain-rpc.js';
 
 /** Upper bound of eth_gasPrice, Besu's `--api-gas-price-max` default. */
@@ -137,6 +138,7 @@ export function feeHandlers(context: ChainRpcContext): DomainHandlers<typeof fee
         genesisHash: genesis.hash(),
         genesisTimestamp: genesis.header.timestamp,
         headFork: chain.getHeadBlock().common.hardfork(),
+        blobSchedule: (hardfork) => blobParametersAt(chain.spec.common, hardfork),
         blockTimestamp: async (number) => (await store.getBlockByNumber(number))?.header.timestamp,
       });
     },

@@ -13,12 +13,29 @@ import { RpcError, RpcErrors } from '../../shared/rpc/errors.js';
 import type { Json } from '../../shared/rpc/types.js';
 import { txCommonFor } from '../../shared/ethereum/tx-common.js';
 import type { Chain } from '../chain.js';
-import { reanchorAfterPreByzantium } from '../struct-log-tracer.js';
+import { StructLogCollector, reanchorAfterPreByzantium, withStepListener } from '../struct-log-tracer.js';
+import type { TraceOptions } from '../../shared/rpc/methods/param-shapes.js';
+
+/** EIP-7825's cap on a transaction's gas limit (2^24), from Osaka on. */
+export const TX_GAS_LIMIT_CAP = 16_777_216n;
 
 /** Besu's `--estimate-gas-tolerance-ratio`: the binary search stops within this fraction. */
 const ESTIMATE_TOLERANCE = 0.015;
 /** Gas a value-carrying CALL hands its callee for free (EIP-150's stipend). */
 const CALL_STIPEND = 2300n;
+
+type StepListener = StructLogCollector['onStep'];
+
+export interface RunCallOptions {
+  reportAccessList?: boolean;
+  onStep?: StepListener;
+  /** eth_simulateV1's `validation`: the nonce and base fee are checked as for a real transaction. */
+  validation?: boolean;
+  /** The transaction gets a placeholder signature so that it has a hash (eth_simulateV1's blocks). */
+  signed?: boolean;
+  /** The block whose blob base fee the call is judged against, when `env` is a zero-base-fee copy. */
+  checkBlobFeeAgainst?: Block;
+}
 
 export class CallSimulator {
   /** The block at a zero base fee, kept for the last block asked: calls come in runs on the head. */
@@ -58,88 +75,147 @@ export class CallSimulator {
     gasLimit: bigint,
     overrides?: AccountOverride[],
     reportAccessList = false,
-    onOpcode?: (opcode: number) => void,
+    onStep?: StepListener,
   ) {
-    return this.chain.withStateAt(block.header.stateRoot, async (vm) => {
+    return this.inSimulation(block, async (vm) => {
+      if (overrides) await this.applyOverrides(vm, overrides);
       const feesGiven = [call.gasPrice, call.maxFeePerGas, call.maxPriorityFeePerGas].some((fee) => fee !== undefined && fee > 0n);
-      // Besu checks the up-front cost unless `strict` is false; without a price it is just the value.
-      const checkBalance = call.strict ?? true;
-      const common = vm.common;
-      common.setHardforkBy({ blockNumber: block.header.number, timestamp: block.header.timestamp });
-      const tx = simulatedTransaction(call, call.gas ?? gasLimit, common);
-      const from = new Address(call.from ?? new Uint8Array(20));
-      tx.getSenderAddress = () => from;
       // Without a price, Besu simulates at a zero base fee so that an unfunded caller can still call.
       const env = feesGiven ? block : this.zeroBaseFeeBlock(block);
-      const stepHook = onOpcode && ((step: { opcode: { code: number } }, resolve?: () => void) => {
-        onOpcode(step.opcode.code);
-        resolve?.();
-      });
+      return this.runCall(vm, call, env, gasLimit, { reportAccessList, onStep, checkBlobFeeAgainst: block });
+    });
+  }
+
+  /**
+   * Runs `fn` on the state after `block`, inside a checkpoint that is reverted afterwards with every
+   * state override and precompile move made through `applyOverrides`. A transaction the VM refuses to
+   * run becomes Besu's error for it.
+   */
+  inSimulation<T>(block: Block, fn: (vm: VM) => Promise<T>): Promise<T> {
+    return this.chain.withStateAt(block.header.stateRoot, async (vm) => {
+      vm.common.setHardforkBy({ blockNumber: block.header.number, timestamp: block.header.timestamp });
       await vm.evm.journal.checkpoint();
-      const restorePrecompiles = overrides ? movePrecompiles(vm, overrides) : undefined;
+      this.restores = [];
       try {
-        if (overrides) await applyOverrides(vm, overrides);
-        const account = (await vm.stateManager.getAccount(from)) ?? new Account();
-        if (call.nonce !== undefined && call.nonce < account.nonce) {
-          throw new RpcError(
-            RpcErrors.NONCE_TOO_LOW,
-            undefined,
-            `transaction nonce ${call.nonce} below sender account nonce ${account.nonce} for sender ${from.toString()}`,
-          );
-        }
-        // Skip the nonce check without skipping the nonce bump a creation address depends on.
-        if (call.nonce === undefined) (tx as { nonce: bigint }).nonce = account.nonce;
-        checkBlobRules(call, tx, block, checkBalance, from);
-        const intrinsic = tx.getIntrinsicGas();
-        if (tx.gasLimit < intrinsic) {
-          throw new RpcError(RpcErrors.INTRINSIC_GAS_EXCEEDS_LIMIT, undefined, `intrinsic gas cost ${intrinsic} exceeds gas limit ${tx.gasLimit}`);
-        }
-        if (checkBalance) {
-          const price = feesGiven ? (call.maxFeePerGas ?? call.gasPrice ?? 0n) : 0n;
-          const blobCost = isBlob4844Tx(tx) ? BigInt(tx.blobVersionedHashes.length) * common.param('blobGasPerBlob') * tx.maxFeePerBlobGas : 0n;
-          const upfront = tx.gasLimit * price + tx.value + blobCost;
-          if (upfront > account.balance) {
-            throw new RpcError(
-              RpcErrors.UPFRONT_COST_EXCEEDS_BALANCE,
-              undefined,
-              `transaction up-front cost ${bigIntToHex(upfront)} exceeds transaction sender account balance ${bigIntToHex(account.balance)} for sender ${from.toString()}`,
-            );
-          }
-        }
-        // Outside strict mode the blob fee is not checked (Besu); the VM would refuse a fee below the blob base fee.
-        if (isBlob4844Tx(tx) && call.strict !== true) {
-          const blobBaseFee = block.header.excessBlobGas === undefined ? 1n : block.header.getBlobGasPrice();
-          if (tx.maxFeePerBlobGas < blobBaseFee) (tx as { maxFeePerBlobGas: bigint }).maxFeePerBlobGas = blobBaseFee;
-        }
-        if (stepHook) vm.evm.events!.on('step', stepHook);
-        return await withContractSender(vm, from, () =>
-          runTx(vm, {
-            tx,
-            block: env,
-            skipBalance: true,
-            skipNonce: true,
-            skipBlockGasLimitValidation: true,
-            skipHardForkValidation: true,
-            reportAccessList,
-          }),
-        );
+        return await fn(vm);
       } catch (err) {
         throw simulationError(err);
       } finally {
-        if (stepHook) vm.evm.events!.off('step', stepHook);
-        restorePrecompiles?.();
+        for (const restore of this.restores.reverse()) restore();
+        this.restores = [];
         await vm.evm.journal.revert();
         await reanchorAfterPreByzantium(vm, block.header.stateRoot);
       }
     });
   }
 
+  /** Precompile tables to put back when the simulation in progress ends. */
+  private restores: (() => void)[] = [];
+
+  /** State overrides (and precompile moves) for the simulation in progress. */
+  async applyOverrides(vm: VM, overrides: AccountOverride[]): Promise<void> {
+    const restore = movePrecompiles(vm, overrides);
+    if (restore) this.restores.push(restore);
+    await applyOverrides(vm, overrides);
+  }
+
+  /**
+   * One call on the simulation's current state, in the environment of block `env`. Besu's simulation
+   * checks (nonce not below the account's, intrinsic gas, up-front cost when a price is given or
+   * `strict`, blob rules) run first, with Besu's detail text; the VM then runs without its own.
+   * With `validation` (eth_simulateV1), the nonce must be the account's and the price must reach the
+   * block's base fee, as for a real transaction.
+   */
+  async runCall(vm: VM, call: CallRequest, env: Block, gasLimit: bigint, opts: RunCallOptions = {}): Promise<Simulation> {
+    const feesGiven = [call.gasPrice, call.maxFeePerGas, call.maxPriorityFeePerGas].some((fee) => fee !== undefined && fee > 0n);
+    // Besu checks the up-front cost unless `strict` is false; without a price it is just the value.
+    const checkBalance = opts.validation === true || (call.strict ?? true);
+    const common = vm.common;
+    const gas = call.gas ?? gasLimit;
+    if (common.isActivatedEIP(7825) && gas > TX_GAS_LIMIT_CAP) throw new RpcError(RpcErrors.TX_GAS_LIMIT_CAP_EXCEEDED);
+    const tx = simulatedTransaction(call, gas, common, opts.signed === true);
+    const from = new Address(call.from ?? new Uint8Array(20));
+    tx.getSenderAddress = () => from;
+    const account = (await vm.stateManager.getAccount(from)) ?? new Account();
+    if (call.nonce !== undefined && call.nonce < account.nonce) {
+      throw new RpcError(
+        RpcErrors.NONCE_TOO_LOW,
+        undefined,
+        `transaction nonce ${call.nonce} below sender account nonce ${account.nonce} for sender ${from.toString()}`,
+      );
+    }
+    if (opts.validation && call.nonce !== undefined && call.nonce > account.nonce) {
+      throw new RpcError(
+        RpcErrors.NONCE_TOO_HIGH,
+        undefined,
+        `transaction nonce ${call.nonce} above sender account nonce ${account.nonce} for sender ${from.toString()}`,
+      );
+    }
+    // Skip the nonce check without skipping the nonce bump a creation address depends on.
+    if (call.nonce === undefined) (tx as { nonce: bigint }).nonce = account.nonce;
+    const blobFeeBlock = opts.checkBlobFeeAgainst ?? env;
+    checkBlobRules(call, tx, blobFeeBlock, checkBalance, from);
+    const intrinsic = tx.getIntrinsicGas();
+    if (tx.gasLimit < intrinsic) {
+      throw new RpcError(RpcErrors.INTRINSIC_GAS_EXCEEDS_LIMIT, undefined, `intrinsic gas cost ${intrinsic} exceeds gas limit ${tx.gasLimit}`);
+    }
+    const price = feesGiven ? (call.maxFeePerGas ?? call.gasPrice ?? 0n) : 0n;
+    const baseFee = env.header.baseFeePerGas;
+    if (opts.validation && baseFee !== undefined && price < baseFee) {
+      throw new RpcError(
+        RpcErrors.GAS_PRICE_BELOW_CURRENT_BASE_FEE,
+        undefined,
+        `transaction max fee per gas ${price} below block base fee ${baseFee} for sender ${from.toString()}`,
+      );
+    }
+    if (checkBalance) {
+      const blobCost = isBlob4844Tx(tx) ? BigInt(tx.blobVersionedHashes.length) * common.param('blobGasPerBlob') * tx.maxFeePerBlobGas : 0n;
+      const upfront = tx.gasLimit * price + tx.value + blobCost;
+      if (upfront > account.balance) {
+        throw new RpcError(
+          RpcErrors.UPFRONT_COST_EXCEEDS_BALANCE,
+          undefined,
+          `transaction up-front cost ${bigIntToHex(upfront)} exceeds transaction sender account balance ${bigIntToHex(account.balance)} for sender ${from.toString()}`,
+        );
+      }
+    }
+    // Outside strict mode the blob fee is not checked (Besu); the VM would refuse a fee below the blob base fee.
+    if (isBlob4844Tx(tx) && call.strict !== true) {
+      const blobBaseFee = blobFeeBlock.header.excessBlobGas === undefined ? 1n : blobFeeBlock.header.getBlobGasPrice();
+      if (tx.maxFeePerBlobGas < blobBaseFee) (tx as { maxFeePerBlobGas: bigint }).maxFeePerBlobGas = blobBaseFee;
+    }
+    const result = await withStepListener(vm, opts.onStep, () =>
+      withContractSender(vm, from, () =>
+        runTx(vm, {
+          tx,
+          block: env,
+          skipBalance: true,
+          skipNonce: true,
+          skipBlockGasLimitValidation: true,
+          skipHardForkValidation: true,
+          reportAccessList: opts.reportAccessList ?? false,
+        }),
+      ),
+    );
+    return Object.assign(result, { tx });
+  }
+
   /** Besu's wording of why execution halted, e.g. `Invalid opcode: 0xfe` (found by re-running with a step hook). */
   private async haltReason(call: CallRequest, block: Block, error: string, overrides?: AccountOverride[]): Promise<string> {
     if (error !== 'invalid opcode') return error;
     let lastOpcode = 0;
-    await this.simulate(call, block, call.gas ?? this.gasCap(block), overrides, false, (opcode) => (lastOpcode = opcode));
+    await this.simulate(call, block, call.gas ?? this.gasCap(block), overrides, false, async (step, resolve) => {
+      lastOpcode = step.opcode.code;
+      resolve?.();
+    });
     return `Invalid opcode: 0x${lastOpcode.toString(16).padStart(2, '0')}`;
+  }
+
+  /** debug_traceCall: the call's struct logs, as debug_traceTransaction shows a mined transaction's. */
+  async traceCall(call: CallRequest, block: Block, options: TraceOptions): Promise<Json> {
+    const collector = new StructLogCollector(options);
+    const result = await this.simulate(call, block, this.gasCap(block), undefined, false, collector.onStep);
+    return collector.result(result);
   }
 
   /** Besu's eth_createAccessList: the accounts and slots the call touches, and its gas with that list. */
@@ -218,10 +294,11 @@ async function applyOverrides(vm: VM, overrides: AccountOverride[]): Promise<voi
   }
 }
 
-type Simulation = Awaited<ReturnType<typeof runTx>>;
+/** A call's execution, with the transaction it ran as. */
+export type Simulation = Awaited<ReturnType<typeof runTx>> & { tx: TypedTransaction };
 
 /** A call that ran and failed: REVERT carries its data (code 3), anything else is an internal error. */
-function executionError(result: Simulation): RpcError {
+export function executionError(result: Simulation): RpcError {
   const error = result.execResult.exceptionError!;
   if (error.error === 'revert') {
     const data = bytesToHex(result.execResult.returnValue);
@@ -231,7 +308,7 @@ function executionError(result: Simulation): RpcError {
 }
 
 /** `Error(string)` revert data decoded as Besu appends it to the message. */
-function decodeRevertReason(data: Uint8Array): string | undefined {
+export function decodeRevertReason(data: Uint8Array): string | undefined {
   if (data.length < 4 || bytesToHex(data.subarray(0, 4)) !== '0x08c379a0') return undefined;
   try {
     const length = Number(BigInt(bytesToHex(data.subarray(36, 68))));
@@ -252,8 +329,11 @@ function simulationError(err: unknown): RpcError {
 }
 
 /** The transaction a call object describes: blob, 1559 or legacy by the fields given. */
-function simulatedTransaction(call: CallRequest, gasLimit: bigint, common: VM['common']): TypedTransaction {
+function simulatedTransaction(call: CallRequest, gasLimit: bigint, common: VM['common'], signed = false): TypedTransaction {
+  // A placeholder signature (never checked: the sender is set directly) gives the transaction a hash.
+  const signature = signed ? { v: call.maxFeePerGas !== undefined || call.maxPriorityFeePerGas !== undefined || call.blobVersionedHashes !== undefined || (call.accessList ?? []).length > 0 ? 0n : 27n, r: 1n, s: 1n } : {};
   const base = {
+    ...signature,
     nonce: call.nonce,
     gasLimit,
     to: call.to,

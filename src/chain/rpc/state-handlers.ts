@@ -11,13 +11,19 @@ import { toData, toQuantity } from '../../shared/rpc/format.js';
 import type { stateMethods } from '../../shared/rpc/methods/state-methods.js';
 import type { Json } from '../../shared/rpc/types.js';
 import type { ChainRpcContext, DomainHandlers } from './chain-rpc.js';
-import { CallSimulator } from './simulation.js';
+import { BlockSimulator } from './simulate-v1.js';
 
 export function stateHandlers(context: ChainRpcContext): DomainHandlers<typeof stateMethods> {
   const { options } = context;
-  const simulator = new CallSimulator(context.chain, (block) => context.gasCap(block));
+  const { simulator } = context;
+  const blockSimulator = new BlockSimulator(context.chain, simulator, options.rpcGasCap);
 
   return {
+    eth_simulateV1: async ({ request, block }) => {
+      const base = await context.blockByRef(block);
+      if (!base) throw new RpcError(RpcErrors.BLOCK_NOT_FOUND);
+      return blockSimulator.simulate(request, base);
+    },
     eth_getBalance: ({ address, block }) =>
       context.readState(block, async (vm) => bigIntToHex((await vm.stateManager.getAccount(new Address(address)))?.balance ?? 0n)),
     eth_getCode: ({ address, block }) =>

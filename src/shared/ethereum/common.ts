@@ -11,7 +11,7 @@
  * And a QBFT chain never pays ethereumjs' proof-of-work block rewards (Besu's QBFT `blockreward`
  * defaults to 0 and is credited by the consensus layer), so its consensus type is proof-of-stake.
  */
-import { Common, parseGethGenesis } from '@ethereumjs/common';
+import { Common, Mainnet, parseGethGenesis } from '@ethereumjs/common';
 import type { ChainConfig, HardforkTransitionConfig } from '@ethereumjs/common';
 import type { GethGenesis } from '@ethereumjs/common';
 import { createBlock } from '@ethereumjs/block';
@@ -20,11 +20,11 @@ import { MerkleStateManager } from '@ethereumjs/statemanager';
 import { Account, Address, calculateSigRecovery, setLengthLeft } from '@ethereumjs/util';
 import nativeSecp from 'secp256k1';
 
-import { FORK_ORDER } from './genesis.js';
+import { BLOB_SCHEDULE_FORKS, FORK_ORDER } from './genesis.js';
 import { forkHashHex, forkIdAtActivation, forkSchedule, hardforkActivation } from './fork-id.js';
 import { KZG_UNAVAILABLE } from './kzg-unavailable.js';
 import { mergeTotalDifficulty } from './merge-transition.js';
-import type { ForkName, Genesis } from './genesis.js';
+import type { BlobScheduleEntry, ForkName, Genesis } from './genesis.js';
 
 // ---------------------------------------------------------------------------------------------
 // Native signature recovery
@@ -167,17 +167,10 @@ function bytesHex(bytes: Uint8Array): `0x${string}` {
   return `0x${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex')}`;
 }
 
-/** The genesis in the camelCase geth shape ethereumjs parses (accounts are not needed by Common). */
+/** The genesis in the camelCase geth shape ethereumjs parses (accounts and the blob schedule are not needed by it). */
 export function toGethGenesis(genesis: Genesis): GethGenesis {
   const { header } = genesis;
   const config: GethGenesis['config'] = { chainId: Number(genesis.chainId) };
-  if (genesis.config.blobSchedule !== undefined) {
-    const blobSchedule: NonNullable<GethGenesis['config']['blobSchedule']> = {};
-    for (const [fork, entry] of Object.entries(genesis.config.blobSchedule)) {
-      if (entry !== undefined) blobSchedule[fork] = { ...entry };
-    }
-    config.blobSchedule = blobSchedule;
-  }
   const geth: GethGenesis = {
     config,
     nonce: bytesHex(header.nonce),
@@ -192,6 +185,90 @@ export function toGethGenesis(genesis: Genesis): GethGenesis {
   if (header.baseFeePerGas !== undefined) geth.baseFeePerGas = quantityHex(header.baseFeePerGas);
   if (header.excessBlobGas !== undefined) geth.excessBlobGas = quantityHex(header.excessBlobGas);
   return geth;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Blob parameters (EIP-7840 blobSchedule, EIP-7892 blob-parameter-only forks)
+// ---------------------------------------------------------------------------------------------
+
+/** Besu's blob parameters of a fork whose genesis `blobSchedule` has no entry for it. */
+const DEFAULT_BLOB_SCHEDULE: Partial<Record<ForkName, BlobScheduleEntry>> = {
+  cancun: { target: 3, max: 6, baseFeeUpdateFraction: 3338477 },
+  prague: { target: 6, max: 9, baseFeeUpdateFraction: 5007716 },
+  osaka: { target: 6, max: 9, baseFeeUpdateFraction: 5007716 },
+};
+
+/** Blob gas per blob (EIP-4844); blob counts in a schedule become gas in ethereumjs' parameters. */
+const GAS_PER_BLOB = 131072;
+
+/**
+ * The blob parameters in force from each scheduled blob fork on: the genesis entry, else Besu's
+ * default for cancun/prague/osaka, else (a blob-parameter-only fork without an entry) the previous
+ * fork's parameters unchanged.
+ */
+export function blobScheduleOf(genesis: Genesis, scheduled: ReadonlySet<string>): Map<ForkName, BlobScheduleEntry> {
+  const result = new Map<ForkName, BlobScheduleEntry>();
+  let previous: BlobScheduleEntry | undefined;
+  for (const fork of BLOB_SCHEDULE_FORKS) {
+    const entry = genesis.config.blobSchedule?.[fork] ?? DEFAULT_BLOB_SCHEDULE[fork] ?? previous;
+    if (entry === undefined) continue;
+    if (scheduled.has(fork)) {
+      result.set(fork, entry);
+      previous = entry;
+    }
+  }
+  return result;
+}
+
+/** The blob parameters a chain's Common runs under `hardfork`; undefined before Cancun. */
+export function blobParametersAt(common: Common, hardfork: string): BlobScheduleEntry | undefined {
+  const at = common.copy();
+  at.setHardfork(hardfork);
+  if (!at.isActivatedEIP(4844)) return undefined;
+  // customHardforks sets these three on every scheduled blob fork.
+  return {
+    target: Number(at.param('target')),
+    max: Number(at.param('max')),
+    baseFeeUpdateFraction: Number(at.param('blobGasPriceUpdateFraction')),
+  };
+}
+
+/**
+ * Parameters of EIPs that ethereumjs 10.1 defines without them. EIP-7934: an encoded block is at
+ * most 10 MiB less a 2 MiB margin for the consensus-layer wrapping.
+ */
+const EXTRA_EIP_PARAMS = { 7934: { maxRlpBlockSize: 10_485_760 - 2_097_152 } };
+
+/** EIPs ethereumjs 10.1 leaves out of a fork that Besu runs in it. */
+const EXTRA_FORK_EIPS: Partial<Record<ForkName, number[]>> = {
+  // EIP-7934 (RLP block size limit) is part of Osaka (EIP-7607); ethereumjs defines it but does not list it.
+  osaka: [7934],
+};
+
+/**
+ * ethereumjs' hardfork definitions replaced for the blob forks (their blob parameters) and Osaka (its
+ * missing EIP). ethereumjs reads `targetBlobGasPerBlock`/`maxBlobGasPerBlock` up to Osaka and
+ * `target`/`max` from bpo1 on; each entry carries both, so a chain that skips bpo1 still reads them.
+ * A fork's EIPs come from ethereumjs' own definition (read off a mainnet Common).
+ */
+function customHardforks(genesis: Genesis, schedule: HardforkTransitionConfig[]): NonNullable<ChainConfig['customHardforks']> {
+  const scheduled = new Set(schedule.map((entry) => entry.name));
+  // HARDFORK_CHANGES is protected; it is ethereumjs' definition of each fork, which the library does not export otherwise.
+  const library = new Map((new Common({ chain: Mainnet }) as unknown as { HARDFORK_CHANGES: [string, { eips?: number[] }][] }).HARDFORK_CHANGES);
+  const custom: NonNullable<ChainConfig['customHardforks']> = {};
+  for (const [fork, blobs] of blobScheduleOf(genesis, scheduled)) {
+    custom[fork] = {
+      eips: [...(library.get(fork)?.eips ?? []), ...(EXTRA_FORK_EIPS[fork] ?? [])],
+      params: {
+        targetBlobGasPerBlock: GAS_PER_BLOB * blobs.target,
+        maxBlobGasPerBlock: GAS_PER_BLOB * blobs.max,
+        target: blobs.target,
+        max: blobs.max,
+        blobGasPriceUpdateFraction: blobs.baseFeeUpdateFraction,
+      },
+    };
+  }
+  return custom;
 }
 
 export interface ChainCommonOptions {
@@ -210,18 +287,20 @@ export function createChainCommon(genesis: Genesis, opts: ChainCommonOptions = {
   // This is what createCommonFromGethGenesis does, except that the hardfork list and the consensus
   // type are replaced before the Common is constructed (they cannot be changed afterwards).
   const parsed = parseGethGenesis(toGethGenesis(genesis), opts.name ?? `basalt-${genesis.chainId}`);
+  const schedule = hardforkSchedule(genesis);
   const chain: ChainConfig = {
     // parseGethGenesis types its hex fields as plain strings; ethereumjs makes the same cast.
     ...(parsed as unknown as ChainConfig),
     name: opts.name ?? `basalt-${genesis.chainId}`,
-    hardforks: hardforkSchedule(genesis),
+    hardforks: schedule,
+    customHardforks: customHardforks(genesis, schedule),
     consensus:
       genesis.consensus === 'qbft'
         ? { type: 'pos', algorithm: 'casper' }
         : (parsed.consensus as ChainConfig['consensus']),
   };
   // Blocks with blob transactions must decode; see kzg-unavailable.ts for why no KZG is needed.
-  const common = new Common({ chain, customCrypto: { ecrecover: nativeEcrecover, kzg: KZG_UNAVAILABLE } });
+  const common = new Common({ chain, params: EXTRA_EIP_PARAMS, customCrypto: { ecrecover: nativeEcrecover, kzg: KZG_UNAVAILABLE } });
   common.setHardforkBy({ blockNumber: 0n, timestamp: genesis.header.timestamp });
   if (opts.genesisHash !== undefined) setForkHashes(common, genesis, opts.genesisHash);
   return common;

@@ -321,13 +321,16 @@ function parseForks(config: JsonObject, genesisTimestamp: bigint): ForkActivatio
   return forks;
 }
 
+/** The forks a Besu `blobSchedule` may name (Besu's BlobScheduleOptions); other entries are ignored, as Besu does. */
+export const BLOB_SCHEDULE_FORKS = ['cancun', 'prague', 'osaka', 'bpo1', 'bpo2', 'bpo3', 'bpo4', 'bpo5'] as const satisfies readonly ForkName[];
+
 function parseBlobSchedule(value: unknown): GenesisConfig['blobSchedule'] {
   if (value === undefined || value === null) return undefined;
   const schedule = expectObject(value, 'config.blobschedule');
   const result: Partial<Record<ForkName, BlobScheduleEntry>> = {};
   for (const [name, entryValue] of Object.entries(schedule)) {
-    const fork = FORK_ORDER.find((f) => f.toLowerCase() === name);
-    if (fork === undefined) throw new GenesisError(`config.blobschedule.${name}: unknown fork`);
+    const fork = BLOB_SCHEDULE_FORKS.find((f) => f === name);
+    if (fork === undefined) continue;
     const entry = expectObject(entryValue, `config.blobschedule.${name}`);
     result[fork] = {
       target: parseNumber(entry.target, `config.blobschedule.${name}.target`),
@@ -337,8 +340,30 @@ function parseBlobSchedule(value: unknown): GenesisConfig['blobSchedule'] {
         `config.blobschedule.${name}.baseFeeUpdateFraction`,
       ),
     };
+    if (result[fork].target > result[fork].max) {
+      throw new GenesisError(`config.blobschedule.${name}: target ${result[fork].target} is above max ${result[fork].max}`);
+    }
   }
   return result;
+}
+
+/**
+ * Forks Besu schedules but Basalt cannot run: a genesis naming one is refused rather than run
+ * without it (its blocks would differ from Besu's). Fork keys neither Besu nor Basalt know are
+ * ignored, as Besu ignores them.
+ */
+const UNSUPPORTED_FORK_KEYS: ReadonlyArray<{ key: string; name: string }> = [
+  { key: 'amsterdamtime', name: 'amsterdamTime' },
+  { key: 'futureeipstime', name: 'futureEipsTime' },
+  { key: 'experimentaleipstime', name: 'experimentalEipsTime' },
+];
+
+function refuseUnsupportedForks(config: JsonObject): void {
+  for (const { key, name } of UNSUPPORTED_FORK_KEYS) {
+    if (config[key] !== undefined && config[key] !== null) {
+      throw new GenesisError(`config.${name}: Basalt runs forks up to the blob-parameter-only forks after Osaka (bpo5Time); remove ${name}`);
+    }
+  }
 }
 
 const QBFT_DEFAULTS = {
@@ -493,6 +518,7 @@ export function parseGenesis(json: unknown): Genesis {
   const chainId = parseQuantity(config.chainid, 'config.chainId');
 
   const timestamp = optional(root, 'timestamp', parseQuantity, 'genesis') ?? 0n;
+  refuseUnsupportedForks(config);
   const forks = parseForks(config, timestamp);
   const londonBlock = forks.find((f) => f.fork === 'london')?.block;
   const explicitBaseFee = optional(root, 'basefeepergas', parseQuantity, 'genesis');

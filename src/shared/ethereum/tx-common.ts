@@ -17,7 +17,16 @@ class TxParamsCommon extends Common {
 
 const commonCache = new Map<string, TxParamsCommon>();
 
-export function txCommonFor(chainId: bigint, hardfork: string): TxParamsCommon {
+/**
+ * The blob-parameter-only forks change no transaction rule (their blob limits are block rules), and
+ * ethereumjs' mainnet definition stops at bpo2: transactions take Osaka's rules under them.
+ */
+function txHardfork(hardfork: string): string {
+  return /^bpo[1-5]$/.test(hardfork) ? 'osaka' : hardfork;
+}
+
+export function txCommonFor(chainId: bigint, chainHardfork: string): TxParamsCommon {
+  const hardfork = txHardfork(chainHardfork);
   const key = `${chainId}:${hardfork}`;
   let common = commonCache.get(key);
   if (common === undefined) {

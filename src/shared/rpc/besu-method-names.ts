@@ -7,7 +7,7 @@ import { lookupMethod } from './registry.js';
 
 /** Besu method names absent from Basalt's registry. */
 export const UNSERVED_BESU_METHOD_NAMES: ReadonlySet<string> = new Set([
-  'eth_subscribe', 'eth_unsubscribe', 'eth_simulateV1', 'eth_getBlockAccessList', 'eth_coinbase',
+  'eth_subscribe', 'eth_unsubscribe', 'eth_getBlockAccessList', 'eth_coinbase',
   'txpool_status', 'txpool_contentFrom',
   'miner_changeTargetGasLimit', 'miner_getMinGasPrice', 'miner_setMinGasPrice', 'miner_getMinPriorityFee',
   'miner_setMinPriorityFee', 'miner_getExtraData', 'miner_setExtraData',
@@ -20,7 +20,6 @@ export const UNSERVED_BESU_METHOD_NAMES: ReadonlySet<string> = new Set([
   'debug_accountAt', 'debug_accountRange', 'debug_batchSendRawTransaction', 'debug_getBadBlocks',
   'debug_metrics', 'debug_replayBlock', 'debug_resyncWorldState', 'debug_setHead',
   'debug_standardTraceBadBlockToFile', 'debug_standardTraceBlockToFile', 'debug_storageRangeAt',
-  'debug_traceBlock', 'debug_traceBlockByHash', 'debug_traceBlockByNumber', 'debug_traceCall',
   'trace_block', 'trace_call', 'trace_callMany', 'trace_filter', 'trace_get', 'trace_rawTransaction',
   'trace_replayBlockTransactions', 'trace_transaction',
   'perm_addAccountsToAllowlist', 'perm_addAccountsToWhitelist', 'perm_addNodesToAllowlist',

@@ -96,6 +96,22 @@ export const RpcErrors = {
   BLOB_GAS_PRICE_BELOW_CURRENT_BLOB_BASE_FEE: { code: -32009, message: 'blob gas price below current blob base fee' },
   TRANSACTION_NOT_FOUND: { code: -32000, message: 'Transaction not found' },
 
+  // eth_simulateV1 (execution-apis codes; Besu's texts where it has them)
+  SIMULATE_NONCE_TOO_LOW: { code: -38010, message: 'Nonce too low' },
+  SIMULATE_NONCE_TOO_HIGH: { code: -38011, message: 'Nonce too high' },
+  SIMULATE_BASE_FEE_TOO_LOW: { code: -38012, message: 'Gas price below current base fee' },
+  SIMULATE_INTRINSIC_GAS: { code: -38013, message: 'Intrinsic gas exceeds gas limit' },
+  SIMULATE_INSUFFICIENT_FUNDS: { code: -38014, message: 'Upfront cost exceeds account balance' },
+  SIMULATE_BLOCK_GAS_LIMIT_EXCEEDED: { code: -38015, message: 'Block gas limit exceeded by the block\'s transactions' },
+  SIMULATE_BLOCK_NUMBERS_NOT_ASCENDING: { code: -38020, message: 'Block numbers are not ascending' },
+  SIMULATE_TIMESTAMPS_NOT_ASCENDING: { code: -38021, message: 'Timestamps are not ascending' },
+  SIMULATE_PRECOMPILE_SELF_REFERENCE: { code: -38022, message: 'MovePrecompileToAddress referenced itself in replacement' },
+  SIMULATE_PRECOMPILE_DUPLICATE: { code: -38023, message: 'Multiple MovePrecompileToAddress referencing the same address to replace' },
+  SIMULATE_SENDER_NOT_EOA: { code: -38024, message: 'Sender is not an EOA' },
+  SIMULATE_INIT_CODE_TOO_LARGE: { code: -38025, message: 'Max init code size exceeded' },
+  SIMULATE_TOO_MANY_BLOCKS: { code: -38026, message: 'Too many block calls' },
+  SIMULATE_VM_ERROR: { code: -32015, message: 'VM execution error' },
+
   // Block / state / resource
   BLOCK_NOT_FOUND: { code: -32000, message: 'Block not found' },
   UNKNOWN_BLOCK: { code: -39001, message: 'Unknown block' },

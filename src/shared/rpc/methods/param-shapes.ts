@@ -45,6 +45,30 @@ export type LogFilterParams = { filter: LogFilter };
 export type FilterIdParams = { id: string };
 export type RawByHashParams = { hash: Uint8Array };
 export type TraceTransactionParams = { hash: Uint8Array; options: TraceOptions };
+export type BlockOverrides = {
+  number?: bigint;
+  time?: bigint;
+  gasLimit?: bigint;
+  feeRecipient?: Uint8Array;
+  prevRandao?: Uint8Array;
+  baseFeePerGas?: bigint;
+};
+export type BlockStateCall = {
+  blockOverrides?: BlockOverrides;
+  stateOverrides?: AccountOverride[];
+  calls: CallRequest[];
+};
+export type SimulateRequest = {
+  blockStateCalls: BlockStateCall[];
+  validation: boolean;
+  traceTransfers: boolean;
+  returnFullTransactions: boolean;
+};
+export type SimulateParams = { request: SimulateRequest; block: BlockRef };
+export type TraceBlockByNumberParams = { block: BlockTag; options: TraceOptions };
+export type TraceBlockByHashParams = { hash: Uint8Array; options: TraceOptions };
+export type TraceBlockRlpParams = { rlp: Uint8Array; options: TraceOptions };
+export type TraceCallParams = { call: CallRequest; block: BlockRef; options: TraceOptions };
 export type TraceOptions = { disableStorage: boolean; disableMemory: boolean; disableStack: boolean };
 export type PendingTransactionsParams = { limit?: number; filters: PendingTxFilter[] };
 export type EnodeParams = { enode: Enode };

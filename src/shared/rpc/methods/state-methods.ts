@@ -4,9 +4,71 @@
  * Spread into the ONE registry in ../registry.ts; see MethodSpec there for what an entry holds.
  */
 import type { MethodSpec } from '../registry.js';
-import { RpcErrors } from '../errors.js';
-import { parseAddress, parseBlockRef, parseBlockTag, parseCallRequest, parseQuantity, parseStateOverrides, parseStorageKeys, type BlockTag } from '../params.js';
-import { accountAtBlock, type AccessListParams, type CallParams, type EstimateGasParams, type ProofParams, type StorageAtParams } from './param-shapes.js';
+import { RpcError, RpcErrors } from '../errors.js';
+import {
+  parseAddress,
+  parseBlockRef,
+  parseBlockTag,
+  parseBoolean,
+  parseCallRequest,
+  parseHash,
+  parseQuantity,
+  parseStateOverrides,
+  parseStorageKeys,
+  type BlockTag,
+} from '../params.js';
+import {
+  accountAtBlock,
+  type AccessListParams,
+  type BlockOverrides,
+  type BlockStateCall,
+  type CallParams,
+  type EstimateGasParams,
+  type ProofParams,
+  type SimulateParams,
+  type SimulateRequest,
+  type StorageAtParams,
+} from './param-shapes.js';
+
+/** eth_simulateV1's first parameter: blocks of calls, and the switches. */
+function parseSimulateRequest(raw: unknown): SimulateRequest {
+  const err = RpcErrors.INVALID_PARAMS;
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new RpcError(err);
+  const record = raw as Record<string, unknown>;
+  if (!Array.isArray(record.blockStateCalls)) throw new RpcError(err);
+  const flag = (key: string) => (record[key] === undefined || record[key] === null ? false : parseBoolean(record[key], err));
+  const blockStateCalls = record.blockStateCalls.map((entry): BlockStateCall => {
+    if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) throw new RpcError(err);
+    const call = entry as Record<string, unknown>;
+    if (call.calls !== undefined && call.calls !== null && !Array.isArray(call.calls)) throw new RpcError(err);
+    const parsed: BlockStateCall = { calls: ((call.calls as unknown[] | undefined) ?? []).map((c) => parseCallRequest(c)) };
+    const stateOverrides = parseStateOverrides(call.stateOverrides, err);
+    if (stateOverrides !== undefined) parsed.stateOverrides = stateOverrides;
+    if (call.blockOverrides !== undefined && call.blockOverrides !== null) parsed.blockOverrides = parseBlockOverrides(call.blockOverrides);
+    return parsed;
+  });
+  return {
+    blockStateCalls,
+    validation: flag('validation'),
+    traceTransfers: flag('traceTransfers'),
+    returnFullTransactions: flag('returnFullTransactions'),
+  };
+}
+
+function parseBlockOverrides(raw: unknown): BlockOverrides {
+  const err = RpcErrors.INVALID_PARAMS;
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new RpcError(err);
+  const record = raw as Record<string, unknown>;
+  const present = (key: string) => record[key] !== undefined && record[key] !== null;
+  const overrides: BlockOverrides = {};
+  if (present('number')) overrides.number = parseQuantity(record.number, err);
+  if (present('time')) overrides.time = parseQuantity(record.time, err);
+  if (present('gasLimit')) overrides.gasLimit = parseQuantity(record.gasLimit, err);
+  if (present('feeRecipient')) overrides.feeRecipient = parseAddress(record.feeRecipient, err);
+  if (present('prevRandao')) overrides.prevRandao = parseHash(record.prevRandao, err);
+  if (present('baseFeePerGas')) overrides.baseFeePerGas = parseQuantity(record.baseFeePerGas, err);
+  return overrides;
+}
 
 export const stateMethods = {
   eth_getBalance: { group: 'ETH', owner: 'chain', parseParams: accountAtBlock },
@@ -63,5 +125,14 @@ export const stateMethods = {
         raw[1] === undefined || raw[1] === null ? { kind: 'tag', tag: 'pending' } : parseBlockTag(raw[1], RpcErrors.INVALID_BLOCK_PARAMS);
       return { call, block };
     },
+  },
+  /** Simulated blocks of calls on a block's state (default `latest`); see src/chain/rpc/simulate-v1.ts. */
+  eth_simulateV1: {
+    group: 'ETH',
+    owner: 'chain',
+    parseParams: (raw: readonly unknown[]): SimulateParams => ({
+      request: parseSimulateRequest(raw[0]),
+      block: raw[1] === undefined || raw[1] === null ? { kind: 'tag', tag: 'latest' } : parseBlockRef(raw[1]),
+    }),
   },
 } as const satisfies Record<string, MethodSpec>;
