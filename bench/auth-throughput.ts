@@ -44,6 +44,8 @@ interface RpcFigures {
   p99Ms: number;
   errors: number;
   serverCpu: number;
+  /** Node CPU time per answered request: steadier than req/s on a machine others also load. */
+  cpuMicrosPerRequest: number;
 }
 
 runBenchmark(main, flags['max-seconds']);
@@ -79,12 +81,15 @@ async function main(): Promise<void> {
 
   console.log(`\n=== eth_blockNumber, ${flags.concurrency} keep-alive connections, ${flags.seconds} s per run ===`);
   printFigures(runs);
-  const mean = (label: string) => {
+  const mean = (label: string, figure: (r: RpcFigures) => number) => {
     const selected = runs.filter((r) => r.label === label);
-    return selected.reduce((sum, r) => sum + r.requestsPerSecond, 0) / selected.length;
+    return selected.reduce((sum, r) => sum + figure(r), 0) / selected.length;
   };
-  const ratio = mean('authenticated (bearer token)') / mean('unauthenticated');
+  const AUTH = 'authenticated (bearer token)';
+  const ratio = mean(AUTH, (r) => r.requestsPerSecond) / mean('unauthenticated', (r) => r.requestsPerSecond);
   console.log(`authenticated / unauthenticated req/s (means of ${flags.rounds} runs) = ${fixed(ratio, 3)}`);
+  const cpuRatio = mean('unauthenticated', (r) => r.cpuMicrosPerRequest) / mean(AUTH, (r) => r.cpuMicrosPerRequest);
+  console.log(`unauthenticated / authenticated node CPU per request (the req/s ratio a CPU-bound node would reach) = ${fixed(cpuRatio, 3)}`);
 
   console.log(`\n=== login storm: ${flags['login-clients']} /login connections (bcrypt cost 10 in the login pool) ===`);
   printFigures([storm.alone, storm.during]);
@@ -127,15 +132,20 @@ async function measureBlockNumber(node: BenchNode, label: string, headers: Recor
     },
   });
   const summary = summarizeLatencies(latencies);
+  const serverCpu = cpu.percentOfOneCore();
   const figures = {
     label,
     requestsPerSecond: (run.answered * 1000) / run.wallMs,
     p50Ms: summary.p50,
     p99Ms: summary.p99,
     errors: errors + run.transportErrors,
-    serverCpu: cpu.percentOfOneCore(),
+    serverCpu,
+    cpuMicrosPerRequest: ((serverCpu / 100) * run.wallMs * 1000) / run.answered,
   };
-  log(`${label}: ${fixed(figures.requestsPerSecond, 0)} req/s, p50 ${fixed(figures.p50Ms, 2)} ms, p99 ${fixed(figures.p99Ms, 2)} ms, errors ${figures.errors}`);
+  log(
+    `${label}: ${fixed(figures.requestsPerSecond, 0)} req/s, p50 ${fixed(figures.p50Ms, 2)} ms, p99 ${fixed(figures.p99Ms, 2)} ms, ` +
+      `errors ${figures.errors}, node CPU ${fixed(figures.cpuMicrosPerRequest, 1)} µs/request`,
+  );
   return figures;
 }
 
@@ -153,7 +163,15 @@ async function loginStorm(port: number): Promise<{ answered: number; byStatus: M
 
 function printFigures(runs: RpcFigures[]): void {
   printTable(
-    ['run', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'node CPU'],
-    runs.map((r) => [r.label, fixed(r.requestsPerSecond, 0), fixed(r.p50Ms, 2), fixed(r.p99Ms, 2), String(r.errors), `${fixed(r.serverCpu, 0)}%`]),
+    ['run', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'node CPU', 'CPU µs/req'],
+    runs.map((r) => [
+      r.label,
+      fixed(r.requestsPerSecond, 0),
+      fixed(r.p50Ms, 2),
+      fixed(r.p99Ms, 2),
+      String(r.errors),
+      `${fixed(r.serverCpu, 0)}%`,
+      fixed(r.cpuMicrosPerRequest, 1),
+    ]),
   );
 }

@@ -29,9 +29,11 @@ export function authenticatedJsonRpc(rpc: JsonRpcContext, authenticator: Authent
     }
     return context;
   };
-  return async (body, authorization) => {
+  return (body, authorization) => {
     const token = bearerToken(authorization);
-    if (token === undefined && authenticator.tokenRequired) return UNAUTHORIZED_REPLY;
-    return handleJsonRpcBody(body, contextOf(await authenticator.accessOf(token)));
+    if (token === undefined && authenticator.tokenRequired) return Promise.resolve(UNAUTHORIZED_REPLY);
+    const access = authenticator.accessOf(token);
+    // A known token answers at once: no extra turn of the microtask queue on the common path.
+    return access instanceof Promise ? access.then((known) => handleJsonRpcBody(body, contextOf(known))) : handleJsonRpcBody(body, contextOf(access));
   };
 }
