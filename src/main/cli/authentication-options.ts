@@ -48,9 +48,26 @@ export function httpAuthenticationOptions(options: NodeOptions): ServiceAuthenti
   };
 }
 
-/** Every service's authentication options (the WebSocket service's join here). */
+/** The WebSocket service's authentication options. */
+export function wsAuthenticationOptions(options: NodeOptions): ServiceAuthenticationOptions {
+  return {
+    service: 'WS',
+    endpoint: 'JSON-RPC WebSocket endpoint',
+    enabled: options.rpcWsAuthenticationEnabled,
+    credentialsFile: options.rpcWsAuthenticationCredentialsFile,
+    publicKeyFile: options.rpcWsAuthenticationJwtPublicKeyFile,
+    algorithm: options.rpcWsAuthenticationJwtAlgorithm,
+    algorithmGiven: given(options, 'rpcWsAuthenticationJwtAlgorithm'),
+    noAuthMethods: options.rpcWsApiMethodsNoAuth,
+    noAuthOptionName: '--rpc-ws-api-methods-no-auth',
+    algorithmOptionName: '--rpc-ws-authentication-jwt-algorithm',
+    publicKeyOptionName: '--rpc-ws-authentication-public-key-file',
+  };
+}
+
+/** Every service's authentication options, in the order Besu checks them (HTTP, then WebSocket). */
 export function authenticationOptionsOf(options: NodeOptions): ServiceAuthenticationOptions[] {
-  return [httpAuthenticationOptions(options)];
+  return [httpAuthenticationOptions(options), wsAuthenticationOptions(options)];
 }
 
 /** Besu's parameter checks, in its order; throws CliUsageError. */

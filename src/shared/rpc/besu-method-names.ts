@@ -7,7 +7,7 @@ import { lookupMethod } from './registry.js';
 
 /** Besu method names absent from Basalt's registry. */
 export const UNSERVED_BESU_METHOD_NAMES: ReadonlySet<string> = new Set([
-  'eth_subscribe', 'eth_unsubscribe', 'eth_getBlockAccessList', 'eth_coinbase',
+  'eth_getBlockAccessList', 'eth_coinbase',
   'txpool_status', 'txpool_contentFrom',
   'miner_changeTargetGasLimit', 'miner_getMinGasPrice', 'miner_setMinGasPrice', 'miner_getMinPriorityFee',
   'miner_setMinPriorityFee', 'miner_getExtraData', 'miner_setExtraData',
