@@ -11,7 +11,7 @@
 import type { Logger } from '../shared/util/log.js';
 import type { Authenticator } from './auth/authenticator.js';
 import { bearerToken } from './auth/bearer.js';
-import { ConnectionAuthentication } from './auth/connection-authentication.js';
+import { ConnectionAuthentication, type Timers } from './auth/connection-authentication.js';
 import type { RpcCaller } from './jsonrpc.js';
 import type { StreamRules } from './jsonrpc-stream.js';
 import type { SubscriptionHandlers } from './local-methods.js';
@@ -28,6 +28,8 @@ export interface StreamSessionsOptions {
   /** With authentication on: the service's token cache. */
   authenticator?: Authenticator;
   log: Logger;
+  /** Waits for token expiries (tests drive them). */
+  timers?: Timers;
 }
 
 /**
@@ -48,12 +50,13 @@ export function streamSessions(options: StreamSessionsOptions): OpenSession {
       callerFor: (session) => {
         const call = options.callerWith(hub.handlers(session));
         if (authenticator === undefined) return call;
-        authentication = new ConnectionAuthentication(authenticator, bearerToken(authorization), () => {
+        const onExpired = (): void => {
           if (subscribingIsOpen) return;
           session.subscriptionsRevoked = true;
           const dropped = hub.dropSubscriptions(session);
-          log.debug(`A ${options.transportName} connection's token expired: its ${dropped} subscription(s) dropped, its calls answer -40100 Unauthorized`);
-        });
+          log.debug(`A ${options.transportName} connection's token expired: its ${dropped} subscription(s) dropped`);
+        };
+        authentication = new ConnectionAuthentication(authenticator, bearerToken(authorization), onExpired, options.timers);
         return authentication.caller(call);
       },
       onClose: (session) => {

@@ -9,22 +9,11 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FetchRequest, JsonRpcProvider, Network } from 'ethers';
 import { removeDataPath, startNode, tempDataPath, type NodeProcess } from '../helpers/node-process.js';
-import { decodeToken, PEGASYS_HASH } from '../helpers/jwt.js';
+import { decodeToken, EXAMPLE_CREDENTIALS, PEGASYS_HASH } from '../helpers/jwt.js';
 
 const keyDir = tempDataPath();
 const credentialsFile = join(keyDir, 'credentials.toml');
-writeFileSync(
-  credentialsFile,
-  `[Users.admin]
-password = "${PEGASYS_HASH}"
-permissions = ["*:*"]
-
-[Users.user]
-password = "${PEGASYS_HASH}"
-permissions = ["net:*", "eth:blockNumber", "web3:*"]
-privacyPublicKey = "A1aVtMxLCUHmBVHXoZzzBgPbW/wj5axDpW9X8l91SGo="
-`,
-);
+writeFileSync(credentialsFile, EXAMPLE_CREDENTIALS);
 
 let node: NodeProcess;
 

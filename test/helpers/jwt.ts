@@ -81,3 +81,14 @@ export function decodeToken(token: string): { header: Record<string, unknown>; p
 
 /** Besu's test fixture (§8.2): the bcrypt hash of the password `pegasys`. */
 export const PEGASYS_HASH = '$2a$10$l3GA7K8g6rJ/Yv.YFSygCuI9byngpEzxgWS9qEg5emYDZomQW7fGC';
+
+/** Besu's example credentials file (§8.2): two users, both with the password `pegasys`. */
+export const EXAMPLE_CREDENTIALS = `[Users.admin]
+password = "${PEGASYS_HASH}"
+permissions = ["*:*"]
+
+[Users.user]
+password = "${PEGASYS_HASH}"
+permissions = ["net:*", "eth:blockNumber", "web3:*"]
+privacyPublicKey = "A1aVtMxLCUHmBVHXoZzzBgPbW/wj5axDpW9X8l91SGo="
+`;

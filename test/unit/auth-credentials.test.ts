@@ -18,19 +18,10 @@ import {
   LOGIN_REFUSED,
   type LoginCheck,
 } from '../../src/transport/auth/login.js';
-import { PEGASYS_HASH } from '../helpers/jwt.js';
+import { EXAMPLE_CREDENTIALS, PEGASYS_HASH } from '../helpers/jwt.js';
 
-const BESU_EXAMPLE = `
-[Users.admin]
-password = "${PEGASYS_HASH}"
-permissions = ["*:*"]
-
-[Users.user]
-password = "${PEGASYS_HASH}"
-permissions = ["net:*", "eth:blockNumber", "web3:*"]
-privacyPublicKey = "A1aVtMxLCUHmBVHXoZzzBgPbW/wj5axDpW9X8l91SGo="
-groups = ["readers"]
-`;
+/** Besu's example, with the `groups` array Besu reads but does not use. */
+const BESU_EXAMPLE = `${EXAMPLE_CREDENTIALS}groups = ["readers"]\n`;
 
 function refusal(t: import('ava').ExecutionContext, text: string, message: string): void {
   const error = t.throws(() => validateCredentials(text), { instanceOf: CredentialsFileError });

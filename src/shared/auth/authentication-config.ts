@@ -7,7 +7,7 @@
 import type { VerificationKey } from './verification-key.js';
 
 export interface AuthenticationConfig {
-  /** `--rpc-http-api-methods-no-auth`: methods anyone may call, with or without a token. */
+  /** `--rpc-http-api-methods-no-auth` / `--rpc-ws-api-methods-no-auth`: methods anyone may call, with or without a token. */
   readonly noAuthMethods: readonly string[];
   /** How tokens are verified: the configured public key, or the public half of the generated key pair. */
   readonly verificationKey: VerificationKey;

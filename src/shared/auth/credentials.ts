@@ -1,8 +1,8 @@
 /**
- * The credentials file of `--rpc-http-authentication-credentials-file` (spec rpc-auth-cli.md §8.2): one
- * TOML table per user, `[Users.<name>]`, with a bcrypt `password`, `permissions` and an optional
- * `privacyPublicKey`. Checked once at start-up with Besu's messages (main thread), and read again on
- * every login (login pool), so that edits take effect without a restart.
+ * The credentials file of `--rpc-http-authentication-credentials-file` (and its WebSocket twin; spec
+ * rpc-auth-cli.md §8.2): one TOML table per user, `[Users.<name>]`, with a bcrypt `password`,
+ * `permissions` and an optional `privacyPublicKey`. Checked once at start-up with Besu's messages (main
+ * thread), and read again on every login (login pool), so that edits take effect without a restart.
  */
 import TOML from '@ltd/j-toml';
 

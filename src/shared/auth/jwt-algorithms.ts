@@ -1,5 +1,6 @@
 /**
- * The JWT signature algorithms of `--rpc-http-authentication-jwt-algorithm` (spec rpc-auth-cli.md §8.1).
+ * The JWT signature algorithms of `--rpc-http-authentication-jwt-algorithm` and its WebSocket twin
+ * (spec rpc-auth-cli.md §8.1).
  * Besu's option parser also takes HS256; Basalt accepts the word and refuses it at start-up with a public
  * key file, since an HMAC secret cannot be a public key (the classic key-confusion attack).
  */
