@@ -7,7 +7,7 @@
  * stops the node at start-up.
  */
 import test from 'ava';
-import { writeFileSync } from 'node:fs';
+import { renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Network, WebSocketProvider } from 'ethers';
 import WebSocket from 'ws';
@@ -129,6 +129,40 @@ test('POST /login on the WebSocket port: every answer of §8.4, RS256 tokens wit
   // The port serves no other plain HTTP request.
   const other = await fetch(`${url}/login`);
   t.deepEqual([other.status, await other.text()], [400, "Websocket endpoint can't handle HTTP requests"]);
+});
+
+test.serial('basalt password hash makes a hash the node logs in with; the credentials file is read again on each login', async (t) => {
+  const { wsPort } = await withCredentials();
+  const url = `http://127.0.0.1:${wsPort}`;
+  const hashed = await runCli(['password', 'hash', '--password=s3cret phrase']);
+  t.is(hashed.code, 0, hashed.output);
+  t.regex(hashed.stdout, /^\$2a\$10\$[./A-Za-z0-9]{53}\n$/);
+  const usage = await runCli(['password']);
+  t.is(usage.code, 0);
+  t.true(usage.stdout.startsWith('Usage:'), usage.output);
+  const missing = await runCli(['password', 'hash']);
+  t.is(missing.code, 2);
+  t.true(missing.stderr.startsWith("Missing required option: '--password=<password>'"), missing.output);
+
+  const newcomer = JSON.stringify({ username: 'newcomer', password: 's3cret phrase' });
+  t.is((await post(`${url}/login`, newcomer)).status, 401);
+  // Replaced whole (written aside, then renamed), so that no login reads a half-written file.
+  const edited = `${credentialsFile}.new`;
+  writeFileSync(edited, `${EXAMPLE_CREDENTIALS}\n[Users.newcomer]\npassword = "${hashed.stdout.trimEnd()}"\npermissions = ["eth:subscribe"]\n`);
+  renameSync(edited, credentialsFile);
+  try {
+    const answer = await post(`${url}/login`, newcomer);
+    t.is(answer.status, 200, answer.body);
+    const token = (JSON.parse(answer.body) as { token: string }).token;
+    t.deepEqual(decodeToken(token).payload.permissions, ['eth:subscribe']);
+    const client = await connect(wsPort, bearer(token));
+    t.regex(await exchange(client, request('eth_subscribe', 1, ['newHeads'])), /^\{"jsonrpc":"2.0","id":1,"result":"0x[0-9a-f]+"\}$/);
+    t.is(await exchange(client, request('eth_blockNumber', 2)), unauthorizedFrame(2));
+  } finally {
+    writeFileSync(edited, EXAMPLE_CREDENTIALS);
+    renameSync(edited, credentialsFile);
+  }
+  t.is((await post(`${url}/login`, newcomer)).status, 401);
 });
 
 test('a connection upgraded without a token: accepted, every method -40100 with its id, unknown and disabled methods first', async (t) => {
