@@ -117,7 +117,7 @@ async function login(port: number): Promise<string> {
 }
 
 async function measureBlockNumber(node: BenchNode, label: string, headers: Record<string, string>): Promise<RpcFigures> {
-  const bytes = jsonPostRequest(HOST, node.port, rpcBody('eth_blockNumber'), { headers });
+  const bytes = jsonPostRequest(HOST, node.port, rpcBody('eth_blockNumber'), '/', headers);
   const loop = (durationMs: number, job: { bytes: Buffer; onAnswer?: (answer: HttpAnswer, latencyMs: number) => void }) =>
     runClosedLoop({ host: HOST, port: node.port, connections: flags.concurrency, durationMs, maxRunMs: durationMs + 15_000 }, () => job);
   if (flags.warmup > 0) await loop(flags.warmup * 1000, { bytes });
@@ -151,7 +151,7 @@ async function measureBlockNumber(node: BenchNode, label: string, headers: Recor
 
 /** Logins back to back on `--login-clients` connections for the warm-up and the measured run. */
 async function loginStorm(port: number): Promise<{ answered: number; byStatus: Map<number, number>; wallMs: number }> {
-  const bytes = jsonPostRequest(HOST, port, JSON.stringify({ username: 'bench', password: 'pegasys' }), { path: '/login' });
+  const bytes = jsonPostRequest(HOST, port, JSON.stringify({ username: 'bench', password: 'pegasys' }), '/login');
   const byStatus = new Map<number, number>();
   const durationMs = (flags.warmup + flags.seconds) * 1000;
   const run = await runClosedLoop({ host: HOST, port, connections: flags['login-clients'], durationMs, maxRunMs: durationMs + 30_000 }, () => ({
