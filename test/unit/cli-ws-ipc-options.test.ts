@@ -34,7 +34,7 @@ test('defaults', (t) => {
 
 test('every --rpc-ws-* and --Xrpc-ipc-* option: BASALT_ + upper snake case, TOML key = the long name', (t) => {
   const specs = OPTION_SPECS.filter((spec) => spec.longNames.some((name) => name.startsWith('--rpc-ws-') || name.startsWith('--Xrpc-ipc-')));
-  t.is(specs.length, 9);
+  t.is(specs.length, 14);
   for (const spec of specs) {
     t.deepEqual(spec.envNames, spec.longNames.map((name) => `BASALT_${name.slice(2).toUpperCase().replace(/-/g, '_')}`));
     t.deepEqual(spec.tomlKeys, spec.longNames.map((name) => name.slice(2)));

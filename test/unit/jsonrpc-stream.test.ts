@@ -61,14 +61,22 @@ test('eth_subscribe and eth_unsubscribe: "Method not found" over HTTP, dispatche
   t.deepEqual(sent, ['transport:eth_subscribe', 'transport:eth_unsubscribe', 'transport:eth_subscribe', 'transport:eth_unsubscribe']);
 });
 
-test('the WebSocket port: handshakes checked against the host allow-list, plain HTTP refused (§6.1)', (t) => {
-  const policy = createWsPortPolicy({ hostAllowlist: ['localhost', '127.0.0.1'] });
+test('the WebSocket port: handshakes checked against the host allow-list, plain HTTP refused (§6.1), /login with authentication on (§8.4)', (t) => {
+  const policy = createWsPortPolicy({ hostAllowlist: ['localhost', '127.0.0.1'], loginServed: false, maxLoginBodyLength: 100 });
+  const request = (method: string, path: string, host: string, contentLength?: string) => ({ method, path, host, contentLength });
   t.is(policy.upgrade('localhost:8546'), undefined);
   t.like(policy.upgrade('evil.example'), { status: 403, body: '' });
   t.like(policy.upgrade(undefined), { status: 403 });
-  t.like(policy.request({ method: 'GET', path: '/', host: '127.0.0.1' }), { status: 400, body: WS_PORT_HTTP_BODY });
-  t.like(policy.request({ method: 'POST', path: '/anything', host: '127.0.0.1' }), { status: 400, body: WS_PORT_HTTP_BODY });
-  t.like(policy.request({ method: 'POST', path: '/login', host: '127.0.0.1' }), { status: 400, reason: 'Authentication not enabled', body: '' });
-  t.like(policy.request({ method: 'GET', path: '/', host: 'evil.example' }), { status: 403, body: '{"message":"Host not authorized."}' });
-  t.is(createWsPortPolicy({ hostAllowlist: ['*'] }).upgrade(undefined), undefined);
+  t.like(policy.request(request('GET', '/', '127.0.0.1')), { status: 400, body: WS_PORT_HTTP_BODY });
+  t.like(policy.request(request('POST', '/anything', '127.0.0.1')), { status: 400, body: WS_PORT_HTTP_BODY });
+  t.like(policy.request(request('POST', '/login', '127.0.0.1')), { status: 400, reason: 'Authentication not enabled', body: '' });
+  t.like(policy.request(request('GET', '/', 'evil.example')), { status: 403, body: '{"message":"Host not authorized."}' });
+  t.is(createWsPortPolicy({ hostAllowlist: ['*'], loginServed: false, maxLoginBodyLength: 100 }).upgrade(undefined), undefined);
+
+  const withLogin = createWsPortPolicy({ hostAllowlist: ['127.0.0.1'], loginServed: true, maxLoginBodyLength: 100 });
+  t.like(withLogin.request(request('POST', '/login', '127.0.0.1', '100')), { kind: 'proceed', route: 'login' });
+  t.like(withLogin.request(request('POST', '/login/', '127.0.0.1')), { kind: 'proceed', route: 'login' });
+  t.like(withLogin.request(request('POST', '/login', '127.0.0.1', '101')), { status: 413, closeConnection: true });
+  t.like(withLogin.request(request('GET', '/login', '127.0.0.1')), { status: 400, body: WS_PORT_HTTP_BODY });
+  t.like(withLogin.request(request('POST', '/login', 'evil.example')), { status: 403 });
 });
