@@ -22,6 +22,8 @@ export interface BenchNodeOptions {
 export interface BenchNode {
   port: number;
   url: string;
+  /** The JSON-RPC WebSocket URL, when started with `--rpc-ws-enabled`. */
+  wsUrl?: string;
   pid: number;
   /** The devp2p port, when started with `p2p`. */
   p2pPort?: number;
@@ -66,5 +68,14 @@ export async function startBenchNode(opts: BenchNodeOptions = {}): Promise<Bench
       unregister();
     })());
   const unregister = onCleanup(`dev node pid ${pid}`, stop);
-  return { port: node.port, url: node.url, pid, ...(node.p2pPort === undefined ? {} : { p2pPort: node.p2pPort }), running, output: node.output, stop };
+  return {
+    port: node.port,
+    url: node.url,
+    ...(node.wsUrl === undefined ? {} : { wsUrl: node.wsUrl }),
+    pid,
+    ...(node.p2pPort === undefined ? {} : { p2pPort: node.p2pPort }),
+    running,
+    output: node.output,
+    stop,
+  };
 }

@@ -11,9 +11,9 @@ import type { ContractEventPayload } from 'ethers';
 import WebSocket from 'ws';
 import { DEV_ACCOUNTS } from '../helpers/dev-accounts.js';
 import { MARKED_ABI, markedDeployCode } from '../helpers/contracts.js';
-import { removeDataPath, startDevNode, tempDataPath } from '../helpers/node-process.js';
+import { removeDataPath, startNode, tempDataPath } from '../helpers/node-process.js';
 import type { NodeProcess } from '../helpers/node-process.js';
-import { WsClient, listeningPort, waitForOutput } from '../helpers/ws-client.js';
+import { WsClient } from '../helpers/ws-client.js';
 
 /** Messages above 4 × this close the connection. */
 const FRAME_SIZE = 16_384;
@@ -66,18 +66,17 @@ function providerWithSubscribeSignal(): { provider: WebSocketProvider; subscribe
 }
 
 test.before(async () => {
-  node = await startDevNode({
+  node = await startNode({
     dataPath,
     args: [
       '--rpc-ws-enabled',
-      '--rpc-ws-port=0',
       `--rpc-ws-max-frame-size=${FRAME_SIZE}`,
       '--rpc-http-api=ETH,NET,WEB3,ADMIN',
       '--rpc-ws-api=ETH,NET,WEB3,TXPOOL',
       '--logging=DEBUG',
     ],
   });
-  wsUrl = `ws://127.0.0.1:${await listeningPort(node.output, 'Websocket')}`;
+  wsUrl = node.wsUrl!;
 });
 
 test.after.always(async () => {
@@ -211,7 +210,7 @@ test.serial('a connection\'s subscriptions are dropped when it closes', async (t
   await client.subscribe('logs', { topics: [null] });
   const since = node.output().length;
   await client.close();
-  t.regex(await waitForOutput(node.output, /A WebSocket connection closed: its \d+ subscription\(s\) dropped/, since), /its 2 subscription/);
+  t.regex((await node.waitForLog(/A WebSocket connection closed: its \d+ subscription\(s\) dropped/, { since })).text, /its 2 subscription/);
 });
 
 test.serial('newPendingTransactions as hashes and as objects; droppedPendingTransactions for a replaced transaction', async (t) => {
@@ -302,7 +301,7 @@ test.serial('a client that never reads is cut off once, while the node keeps ser
   // limit plus what the sockets hold, unless the node cuts the connection first.
   const batch = JSON.stringify(Array.from({ length: 700 }, (_, i) => ({ id: i, method: 'eth_getBlockByNumber', params: ['0x1', false] })));
   let cut = false;
-  const line = waitForOutput(node.output, /Closed the WebSocket connection from \S+: more than \d+ bytes waited/, since, 60_000).then((text) => {
+  const line = node.waitForLog(/Closed the WebSocket connection from \S+: more than \d+ bytes waited/, { since, timeoutMs: 60_000 }).then(({ text }) => {
     cut = true;
     return text;
   });
