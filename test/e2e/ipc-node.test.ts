@@ -1,8 +1,8 @@
 /**
  * JSON-RPC over IPC against a node process (rpc-auth-cli.md §7, with Basalt's framing): an owner-only
  * socket at <data-path>/node.ipc; a request split across writes and several requests in one write;
- * newline-separated answers; subscriptions; a client that never reads cut off; a node refused on a path in use; a socket left by a
- * killed node replaced at the next start; the socket removed on stop.
+ * newline-separated answers; subscriptions; a client that never reads cut off; a node refused on a
+ * path in use; a socket left by a killed node replaced at the next start; the socket removed on stop.
  */
 import test from 'ava';
 import { existsSync, statSync } from 'node:fs';
