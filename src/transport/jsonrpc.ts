@@ -475,8 +475,11 @@ export function createMethodCaller(options: MethodCallerOptions): RpcCaller {
     // Besu answers "not enabled" for any of its method names whose group is off; a method Basalt does
     // not serve at all is "not found" instead, since no option would make it answer.
     if (method === undefined) return { error: RpcErrors.METHOD_NOT_FOUND };
-    if (method.transports !== undefined && !method.transports.includes(transport)) return { error: RpcErrors.METHOD_NOT_FOUND };
-    if (!enabled.has(method.group)) return { error: RpcErrors.METHOD_NOT_ENABLED };
+    if (method.transports !== undefined) {
+      if (!method.transports.includes(transport)) return { error: RpcErrors.METHOD_NOT_FOUND };
+    } else if (!enabled.has(method.group)) {
+      return { error: RpcErrors.METHOD_NOT_ENABLED };
+    }
     // Permission after availability, before the params are read (§8.6 steps 2–3).
     if (access !== undefined && !access.permits(method.name)) return { error: RpcErrors.UNAUTHORIZED };
     if (method.exactParamCount !== undefined && rawParams.length !== method.exactParamCount) {

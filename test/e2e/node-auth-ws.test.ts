@@ -23,7 +23,7 @@ import {
   validClaims,
   withTamperedPayload,
 } from '../helpers/jwt.js';
-import { WsClient, listeningPort, waitForOutput } from '../helpers/ws-client.js';
+import { WsClient } from '../helpers/ws-client.js';
 
 const keyDir = tempDataPath();
 const credentialsFile = join(keyDir, 'credentials.toml');
@@ -41,9 +41,9 @@ function sharedNode(args: string[]): () => Promise<{ node: NodeProcess; wsPort: 
   let running: Promise<{ node: NodeProcess; wsPort: number }> | undefined;
   return () =>
     (running ??= (async () => {
-      const node = await startNode({ args: ['--rpc-ws-enabled', '--rpc-ws-port=0', ...args] });
+      const node = await startNode({ args: ['--rpc-ws-enabled', ...args] });
       started.push(node);
-      return { node, wsPort: await listeningPort(node.output, 'Websocket') };
+      return { node, wsPort: Number(new URL(node.wsUrl!).port) };
     })());
 }
 
@@ -291,7 +291,7 @@ test('a subscription stops when its token expires; the connection stays for the 
   const lasting = await longLived.subscribe('newHeads');
   await shortLived.notificationsOf(expiring, 1);
 
-  await waitForOutput(node.output, /A WebSocket connection's token expired: its 1 subscription\(s\) dropped/, since, 20_000);
+  await node.waitForLog(/A WebSocket connection's token expired: its 1 subscription\(s\) dropped/, { since, timeoutMs: 20_000 });
   const heardBefore = shortLived.notifications(expiring).length;
   // The next block reaches the connection whose token is valid. Both connections are served by the
   // one transport thread, which writes a block's notifications to every subscriber at once: had the

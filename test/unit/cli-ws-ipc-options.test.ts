@@ -59,6 +59,15 @@ test('the three sources, for WebSocket and IPC alike', (t) => {
   t.deepEqual(fromCli.rpcIpcApi, ['NET']);
 });
 
+test('--rpc-ws-host defaults to the --p2p-host value (§6.1), however that is given', (t) => {
+  t.is(resolve(['--p2p-host=10.1.2.3']).rpcWsHost, '10.1.2.3');
+  t.is(resolve([], { BASALT_P2P_HOST: '10.1.2.4' }).rpcWsHost, '10.1.2.4');
+  t.is(resolve([], {}, 'p2p-host = "10.1.2.5"\n').rpcWsHost, '10.1.2.5');
+  t.is(resolve(['--p2p-host=10.1.2.3', '--rpc-ws-host=0.0.0.0']).rpcWsHost, '0.0.0.0');
+  t.is(resolve(['--rpc-ws-host=0.0.0.0'], {}, 'p2p-host = "10.1.2.5"\n').rpcWsHost, '0.0.0.0');
+  t.true(renderHelp([]).includes('the --p2p-host value'));
+});
+
 test('bad values, and the WebSocket port clashing with the HTTP port', (t) => {
   t.throws(() => resolve(['--rpc-ws-api=ETH,NOPE']), { instanceOf: CliUsageError, message: "Invalid value for option '--rpc-ws-api': invalid entries found [NOPE]" });
   t.throws(() => resolve(['--rpc-ws-port=70000']), { instanceOf: CliUsageError });

@@ -38,7 +38,7 @@ test('IPC: parse failures are Parse error, an empty batch is Invalid Request (§
   t.is(await ipc('{"jsonrpc":"2.0","id":"a","method":"m"}'), '{"jsonrpc":"2.0","id":"a","result":"m:0"}');
 });
 
-test('eth_subscribe and eth_unsubscribe: "Method not found" over HTTP, dispatched to the transport over WS and IPC', async (t) => {
+test('eth_subscribe and eth_unsubscribe: "Method not found" over HTTP, dispatched to the transport over WS and IPC whatever groups are on', async (t) => {
   const sent: string[] = [];
   const send: Dispatch = async (owner, method) => {
     sent.push(`${owner}:${method}`);
@@ -54,11 +54,14 @@ test('eth_subscribe and eth_unsubscribe: "Method not found" over HTTP, dispatche
     t.deepEqual(await call('eth_subscribe', ['newHeads']), { result: '0x1' });
     t.deepEqual(await call('eth_subscribe', ['nope']), { error: RpcErrors.INVALID_REQUEST });
     t.deepEqual(await call('eth_unsubscribe', ['0x1']), { result: '0x1' });
-    // ETH off on this transport: its methods, subscriptions included, are not enabled.
+    // ETH off on this transport: its other methods are not enabled, subscriptions still are (§6.2).
     const withoutEth = createMethodCaller({ enabledApis: ['NET'], transport, send });
-    t.deepEqual(await withoutEth('eth_subscribe', ['newHeads']), { error: RpcErrors.METHOD_NOT_ENABLED });
+    t.deepEqual(await withoutEth('eth_chainId', []), { error: RpcErrors.METHOD_NOT_ENABLED });
+    t.deepEqual(await withoutEth('eth_subscribe', ['newHeads']), { result: '0x1' });
+    t.deepEqual(await withoutEth('eth_unsubscribe', ['0x1']), { result: '0x1' });
   }
-  t.deepEqual(sent, ['transport:eth_subscribe', 'transport:eth_unsubscribe', 'transport:eth_subscribe', 'transport:eth_unsubscribe']);
+  const both = ['transport:eth_subscribe', 'transport:eth_unsubscribe'];
+  t.deepEqual(sent, [...both, ...both, ...both, ...both]);
 });
 
 test('the WebSocket port: handshakes checked against the host allow-list, plain HTTP refused (§6.1), /login with authentication on (§8.4)', (t) => {

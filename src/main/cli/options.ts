@@ -298,7 +298,9 @@ export const NODE_OPTIONS = [
     names: ['--rpc-ws-host'],
     key: 'rpcWsHost',
     kind: host,
+    // Replaced by the --p2p-host value unless given (resolve.ts), as in Besu.
     default: '127.0.0.1',
+    defaultText: 'the --p2p-host value',
     description: 'Host for JSON-RPC WebSocket service to listen on',
   }),
   option({
@@ -313,7 +315,7 @@ export const NODE_OPTIONS = [
     key: 'rpcWsApi',
     kind: apiList,
     default: ['ETH', 'NET', 'WEB3'],
-    description: `Comma separated list of APIs to enable on JSON-RPC WebSocket service, from ${API_GROUPS.join(', ')} (eth_subscribe and eth_unsubscribe come with ETH)`,
+    description: `Comma separated list of APIs to enable on JSON-RPC WebSocket service, from ${API_GROUPS.join(', ')} (eth_subscribe and eth_unsubscribe are always served)`,
   }),
   option({
     names: ['--rpc-ws-max-active-connections'],

@@ -85,6 +85,9 @@ function applyCrossOptionRules(values: Map<OptionKey, unknown>, specified: Reado
     values.set('network', 'mainnet');
   }
 
+  // §6.1: the WebSocket service listens where the node says it is, unless told otherwise.
+  if (!specified.has('rpcWsHost')) values.set('rpcWsHost', get<string>('p2pHost'));
+
   const enabledPorts = [
     ...(get<boolean>('p2pEnabled') ? [get<number>('p2pPort')] : []),
     ...(get<boolean>('rpcHttpEnabled') ? [get<number>('rpcHttpPort')] : []),
