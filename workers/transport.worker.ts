@@ -1,9 +1,12 @@
 /**
- * A JSON-RPC transport thread: serves the HTTP port, the WebSocket port or both (the supervisor starts
- * `--rpc-http-workers` of them, which share the ports), and the first one IPC too. Requests are parsed
- * here; transport-local methods are answered from shared memory, every other call goes straight to
- * the owning actor over its direct channel. WebSocket and IPC connections hold subscriptions, fed by
- * the chain's, pool's and p2p actor's events. Holds no chain data.
+ * A transport thread: serves the JSON-RPC HTTP port, the WebSocket port or both (the supervisor starts
+ * `--rpc-http-workers` of them; HTTP on a private unix socket each, behind the supervisor's connection
+ * guard on the public port; the WebSocket port shared), the first one IPC too, and the GraphQL port
+ * (on the same threads, or on `--graphql-http-workers` threads that serve only it). JSON-RPC requests
+ * are parsed here; transport-local methods are answered from shared memory, every other call goes
+ * straight to the owning actor over its direct channel. WebSocket and IPC connections hold
+ * subscriptions, fed by the chain's, pool's and p2p actor's events. GraphQL runs queries here and
+ * reads from the actors in bulk. Holds no chain data.
  */
 import { exposeControl } from '../src/shared/actors/control.js';
 import { openChannel, RemoteError } from '../src/shared/actors/channel.js';
@@ -24,10 +27,13 @@ import { startHttpServer } from '../src/transport/http-server.js';
 import type { HttpServerHandle } from '../src/transport/http-server.js';
 import { startIpcServer, type IpcServerHandle } from '../src/transport/ipc-server.js';
 import { createDispatch, createLocalMethods } from '../src/transport/local-methods.js';
-import { StreamSession } from '../src/transport/stream-session.js';
+import { streamSessions } from '../src/transport/stream-sessions.js';
+import { createGraphqlService } from '../src/transport/graphql/execute.js';
+import { startGraphqlServer, type GraphqlServerHandle } from '../src/transport/graphql/server.js';
 import { SubscriptionHub } from '../src/transport/subscription-hub.js';
 import { startWsServer, type WsServerHandle } from '../src/transport/ws-server.js';
 import { Logger, setLogLevel } from '../src/shared/util/log.js';
+import { createServiceAuthentication, type ServiceAuthentication } from '../src/transport/auth/service-authentication.js';
 
 const data = actorData('transport');
 setLogLevel(data.logLevel);
@@ -36,6 +42,10 @@ const log = new Logger('JsonRpc');
 let http: HttpServerHandle | undefined;
 let ws: WsServerHandle | undefined;
 let ipc: IpcServerHandle | undefined;
+/** Each service's own (rpc-auth-cli.md §8.1): its key, token cache and login pool. */
+let httpAuthentication: ServiceAuthentication | undefined;
+let wsAuthentication: ServiceAuthentication | undefined;
+let graphqlServer: GraphqlServerHandle | undefined;
 
 exposeControl('transport', {
   async start() {
@@ -54,9 +64,11 @@ exposeControl('transport', {
       // The head may have reached the target before the p2p actor saw it.
       return sync === undefined || currentBlock === null || currentBlock >= sync.highestBlock ? undefined : { ...sync, currentBlock };
     };
-    // net_services reads the ports at each call: with port 0 they are known once the servers listen.
+    // net_services reads the ports at each call: with port 0 the WebSocket one is known once it listens.
+    // The HTTP port is bound by the supervisor's connection guard before this thread starts.
     const jsonRpc = data.http === undefined ? undefined : { host: data.http.server.host, port: data.http.server.port };
     const wsService = data.ws === undefined ? undefined : { host: data.ws.server.host, port: data.ws.server.port };
+    const graphqlService = data.graphql === undefined ? data.graphqlService : { host: data.graphql.host, port: data.graphql.port };
     const localMethods = (apis: readonly string[]) =>
       createLocalMethods({
         clientVersion: data.clientVersion,
@@ -70,6 +82,7 @@ exposeControl('transport', {
         ethProtocolVersion: ETH_PROTOCOL_VERSION,
         ...(jsonRpc === undefined ? {} : { jsonRpc }),
         ...(wsService === undefined ? {} : { ws: wsService }),
+        ...(graphqlService === undefined ? {} : { graphql: graphqlService }),
         ...(data.p2p === undefined ? {} : { p2p: data.p2p }),
       });
     const toActor = async (owner: keyof typeof actors, method: string, params: Wire): Promise<RpcOutcome> => {
@@ -82,18 +95,28 @@ exposeControl('transport', {
       }
     };
 
+    if (data.graphql !== undefined) {
+      const service = createGraphqlService(
+        { chain: actors.chain, txpool: actors.txpool, chainId: data.chainId, headNumber: () => head.headNumber(), syncStatus },
+        { maxComplexity: data.graphql.maxQueryComplexity, maxDepth: data.graphql.maxQueryDepth },
+      );
+      graphqlServer = await startGraphqlServer(data.graphql, service);
+      graphqlService!.port = graphqlServer.port;
+    }
+
     if (data.http !== undefined) {
       const apis = data.http.apis;
       const send = createDispatch(localMethods(apis), toActor);
+      if (data.http.authentication !== undefined) httpAuthentication = createServiceAuthentication(data.http.authentication, new Logger('JsonRpcHttp'));
       http = await startHttpServer({
         ...data.http.server,
         call: createMethodCaller({ enabledApis: apis, transport: 'http', send }),
+        ...(httpAuthentication === undefined ? {} : { authentication: httpAuthentication }),
         health: () => {
           const sync = syncStatus();
           return { p2pEnabled: data.p2pEnabled, peerCount: peerCount(), ...(sync ? { sync } : {}) };
         },
       });
-      jsonRpc!.port = http.port;
     }
 
     if (data.ws !== undefined || data.ipc !== undefined) {
@@ -110,32 +133,40 @@ exposeControl('transport', {
       });
       actors.p2p?.on({ syncState: (state) => hub.onSyncState(state) });
       /** Sessions of a connection-holding transport: its own groups, its subscriptions in the hub. */
-      const sessionsOf = (transport: JsonRpcTransport, apis: readonly string[], rules: StreamRules) => {
+      const sessionsOf = (transport: JsonRpcTransport, apis: readonly string[], rules: StreamRules, authentication?: ServiceAuthentication) => {
         const local = localMethods(apis);
-        return (write: (text: string) => void) =>
-          new StreamSession({
-            rules,
-            write,
-            log,
-            callerFor: (session) =>
-              createMethodCaller({ enabledApis: apis, transport, send: createDispatch(local, toActor, hub.handlers(session)) }),
-            onClose: (session) => {
-              const dropped = hub.connectionClosed(session);
-              if (dropped > 0) log.debug(`A ${transport === 'ws' ? 'WebSocket' : 'IPC'} connection closed: its ${dropped} subscription(s) dropped`);
-            },
-          });
+        return streamSessions({
+          transportName: transport === 'ws' ? 'WebSocket' : 'IPC',
+          rules,
+          hub,
+          log,
+          callerWith: (subscriptions) => createMethodCaller({ enabledApis: apis, transport, send: createDispatch(local, toActor, subscriptions) }),
+          ...(authentication === undefined ? {} : { authenticator: authentication.authenticator }),
+        });
       };
       if (data.ws !== undefined) {
-        ws = await startWsServer({ ...data.ws.server, counters, openSession: sessionsOf('ws', data.ws.apis, WS_RULES) });
+        if (data.ws.authentication !== undefined) wsAuthentication = createServiceAuthentication(data.ws.authentication, new Logger('WebSocket'));
+        ws = await startWsServer({
+          ...data.ws.server,
+          counters,
+          openSession: sessionsOf('ws', data.ws.apis, WS_RULES, wsAuthentication),
+          ...(wsAuthentication === undefined ? {} : { login: wsAuthentication.login }),
+        });
         wsService!.port = ws.port;
       }
       if (data.ipc !== undefined) ipc = await startIpcServer({ path: data.ipc.path, openSession: sessionsOf('ipc', data.ipc.apis, IPC_RULES) });
     }
-    return { ...(http ? { httpPort: http.port } : {}), ...(ws ? { wsPort: ws.port } : {}) };
+    return {
+      ...(ws ? { wsPort: ws.port } : {}),
+      ...(graphqlServer ? { graphqlPort: graphqlServer.port } : {}),
+    };
   },
   async stop() {
+    graphqlServer?.close();
     await http?.close();
     ws?.close();
     await ipc?.close();
+    await httpAuthentication?.close();
+    await wsAuthentication?.close();
   },
 });

@@ -11,6 +11,8 @@ export interface BenchNodeOptions {
   args?: string[];
   /** When set, the node runs with `--cpu-prof` and writes one profile per thread into this directory. */
   cpuProfileDir?: string;
+  /** GraphQL HTTP on as well (port 0, read back as `graphqlPort`). */
+  graphql?: boolean;
   /** devp2p on a free loopback port (off by default: no peer takes part in a benchmark). */
   p2p?: boolean;
   /** Added to the node's environment. */
@@ -22,6 +24,10 @@ export interface BenchNodeOptions {
 export interface BenchNode {
   port: number;
   url: string;
+  /** The GraphQL HTTP port when asked for. */
+  graphqlPort: number | undefined;
+  /** The JSON-RPC WebSocket URL, when started with `--rpc-ws-enabled`. */
+  wsUrl?: string;
   pid: number;
   /** The devp2p port, when started with `p2p`. */
   p2pPort?: number;
@@ -34,8 +40,12 @@ export interface BenchNode {
 }
 
 export async function startBenchNode(opts: BenchNodeOptions = {}): Promise<BenchNode> {
+  const args = opts.args ?? [];
   const node = await startNode({
-    args: opts.args,
+    // A run opens its connections while the previous run's are still closing: the limit (default 80)
+    // would refuse some of them at 64 connections per run, and a benchmark measures throughput.
+    args: args.some((arg) => arg.startsWith('--rpc-http-max-active-connections')) ? args : ['--rpc-http-max-active-connections=1000', ...args],
+    graphql: opts.graphql ?? false,
     p2p: opts.p2p ?? false,
     nodeFlags: opts.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfileDir}`] : [],
     readyTimeoutMs: 60_000,
@@ -66,5 +76,16 @@ export async function startBenchNode(opts: BenchNodeOptions = {}): Promise<Bench
       unregister();
     })());
   const unregister = onCleanup(`dev node pid ${pid}`, stop);
-  return { port: node.port, url: node.url, pid, ...(node.p2pPort === undefined ? {} : { p2pPort: node.p2pPort }), running, output: node.output, stop };
+  const graphqlPort = node.graphqlUrl === undefined ? undefined : Number(new URL(node.graphqlUrl).port);
+  return {
+    port: node.port,
+    url: node.url,
+    graphqlPort,
+    ...(node.wsUrl === undefined ? {} : { wsUrl: node.wsUrl }),
+    pid,
+    ...(node.p2pPort === undefined ? {} : { p2pPort: node.p2pPort }),
+    running,
+    output: node.output,
+    stop,
+  };
 }

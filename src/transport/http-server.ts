@@ -1,19 +1,23 @@
 /**
- * The JSON-RPC HTTP port on hyper-express (uWebSockets.js). Several worker threads may each start
- * one on the same port: uWS listens with SO_REUSEPORT and the kernel spreads connections.
+ * The JSON-RPC HTTP server of one transport worker, on hyper-express (uWebSockets.js). It listens on
+ * a private unix socket: the supervisor's connection guard (src/main/supervisor/http-connection-guard.ts)
+ * owns the public port, enforces the connection limit and joins each connection to one worker.
  *
  * Every request goes through the one HTTP policy (http-policy.ts: host allow-list → CORS → body size
  * limit → route → Accept) before anything is served. Routing is done by the policy rather than by
  * hyper-express so that the 404/405 answers, and the order of the checks before them, are exactly
  * Besu's.
  */
-import { createServer } from 'node:net';
+import type { us_listen_socket } from 'uWebSockets.js';
 import { Server, type Request, type Response } from 'hyper-express';
 import type { HttpListenConfig } from '../shared/actors/worker-data.js';
 import type { JsonRpcContext, RpcCaller } from './jsonrpc.js';
 import { Logger } from '../shared/util/log.js';
 import { createHttpPolicy, healthBody, isReady, type HealthSnapshot, type HttpAnswer, type HttpHeaders } from './http-policy.js';
 import { serveJsonRpc } from './jsonrpc-route.js';
+import { authenticatedJsonRpc } from './auth/authenticated-json-rpc.js';
+import { LOGIN_NOT_ENABLED } from './auth/login.js';
+import type { ServiceAuthentication } from './auth/service-authentication.js';
 import { assertNativeUws } from '../shared/uws-native.js';
 
 const log = new Logger('JsonRpcHttp');
@@ -23,12 +27,12 @@ export interface HttpServerConfig extends HttpListenConfig {
   call: RpcCaller;
   /** Node state `/readiness` is decided from; read on each health request. */
   health(): HealthSnapshot;
+  /** `--rpc-http-authentication-enabled`: tokens on `POST /`, and `/login` in credentials mode. */
+  authentication?: ServiceAuthentication;
 }
 
 export interface HttpServerHandle {
-  /** The port actually bound. */
-  readonly port: number;
-  /** Stops accepting connections. */
+  /** Stops accepting connections and closes the open ones. */
   close(): Promise<void>;
 }
 
@@ -73,7 +77,7 @@ export async function startHttpServer(cfg: HttpServerConfig): Promise<HttpServer
         return;
       }
       case 'login':
-        response.status(400, 'Authentication not enabled').send();
+        await serveLogin(request, response, cfg);
         return;
       case 'jsonrpc':
         // POST / is served by the route on the uWS app itself (jsonrpc-route.ts), which uWS ranks above
@@ -89,13 +93,19 @@ export async function startHttpServer(cfg: HttpServerConfig): Promise<HttpServer
     response.atomic(() => response.status(500).send());
   });
   server.any('/*', handle);
-  const jsonRpcRoute = serveJsonRpc(server.uws_instance, { policy, maxRequestContentLength: cfg.maxRequestContentLength, timeoutMs, rpc });
-  const port = cfg.port === 0 ? await listenOnFreePort(server, cfg.host) : await listenOn(server, cfg.host, cfg.port);
+  const authenticated = cfg.authentication === undefined ? undefined : authenticatedJsonRpc(rpc, cfg.authentication.authenticator);
+  const jsonRpcRoute = serveJsonRpc(server.uws_instance, {
+    policy,
+    maxRequestContentLength: cfg.maxRequestContentLength,
+    timeoutMs,
+    rpc,
+    ...(authenticated === undefined ? {} : { authenticated }),
+  });
+  const listenSocket = await listenUnix(server, cfg.socketPath);
   return {
-    port,
     close: async () => {
       jsonRpcRoute.close();
-      server.close();
+      server.close(listenSocket);
       // Closing the listen socket leaves keep-alive connections polling; a worker thread that ends
       // with them open aborts the whole process. uWS' App.close() closes every socket it owns.
       (server.uws_instance as unknown as { close(): void }).close();
@@ -103,44 +113,30 @@ export async function startHttpServer(cfg: HttpServerConfig): Promise<HttpServer
   };
 }
 
-async function listenOn(server: Server, host: string, port: number): Promise<number> {
-  try {
-    await server.listen(port, host);
-  } catch (err) {
-    // hyper-express rejects with a bare string
-    throw new Error(`Failed to bind the JSON-RPC HTTP port ${host}:${port}: ${String(err)}`);
-  }
-  return server.port;
+/** hyper-express listens on TCP only; its routes are compiled as its own listen() would. */
+function listenUnix(server: Server, path: string): Promise<us_listen_socket> {
+  (server as unknown as { _compile(): void })._compile();
+  return new Promise((resolve, reject) => {
+    server.uws_instance.listen_unix((listenSocket) => {
+      if (listenSocket) resolve(listenSocket);
+      else reject(new Error(`Failed to listen on ${path}`));
+    }, path);
+  });
 }
 
 /**
- * Port 0, shareable by the other HTTP workers. Linux lets a port the kernel picked be shared with
- * SO_REUSEPORT, but uSockets sets SO_REUSEPORT only when given a port number, so a uWS listen on 0
- * cannot be joined. The kernel picks the port for an exclusive probe instead, and uWS listens on
- * that number. A process that takes the port between the probe and the listen makes the listen
- * fail, and the next probe picks another; only a socket of the same user that also sets
- * SO_REUSEPORT could join unnoticed, and a Basalt node given that port probes it exclusively first
- * (supervisor/ports.ts).
+ * `POST /login` (§8.4), answered by the service's login. The policy has refused a declared length over the
+ * limit; hyper-express reads bodies of a declared length only, so a chunked login body reads as empty
+ * (answered 400, username and password required).
  */
-async function listenOnFreePort(server: Server, host: string): Promise<number> {
-  for (let attempt = 1; ; attempt++) {
-    const port = await kernelPickedPort(host);
-    try {
-      return await listenOn(server, host, port);
-    } catch (err) {
-      if (attempt === 5) throw err;
-    }
-  }
-}
-
-function kernelPickedPort(host: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen({ host, port: 0, exclusive: true }, () => {
-      const address = probe.address();
-      probe.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error(`no port bound on ${host}`))));
-    });
+async function serveLogin(request: Request, response: Response, cfg: HttpServerConfig): Promise<void> {
+  const answer = cfg.authentication === undefined ? LOGIN_NOT_ENABLED : await cfg.authentication.login(await request.text());
+  if (response.completed) return;
+  // Corked: written from a later turn of the event loop (after the login pool answered), an uncorked
+  // status line sometimes lost its reason phrase.
+  response.atomic(() => {
+    if (answer.contentType !== undefined) response.header('content-type', answer.contentType);
+    response.status(answer.status, answer.reason).send(answer.body === '' ? undefined : answer.body);
   });
 }
 

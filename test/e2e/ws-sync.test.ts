@@ -8,9 +8,9 @@ import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { formatNodeKey } from '../../src/shared/ethereum/node-key.js';
-import { removeDataPath, startDevNode, tempDataPath } from '../helpers/node-process.js';
+import { removeDataPath, startNode, tempDataPath } from '../helpers/node-process.js';
 import type { NodeProcess } from '../helpers/node-process.js';
-import { WsClient, listeningPort } from '../helpers/ws-client.js';
+import { WsClient } from '../helpers/ws-client.js';
 
 const started: NodeProcess[] = [];
 const paths: string[] = [];
@@ -21,7 +21,7 @@ test.after.always(async () => {
 });
 
 async function node(args: string[]): Promise<NodeProcess> {
-  const started_ = await startDevNode({ args: ['--p2p-enabled=true', '--rpc-http-api=ETH,NET,WEB3,ADMIN', ...args] });
+  const started_ = await startNode({ p2p: true, args: ['--rpc-http-api=ETH,NET,WEB3,ADMIN', ...args] });
   started.push(started_);
   paths.push(started_.dataPath);
   return started_;
@@ -45,8 +45,8 @@ test('a node catching up by full sync notifies its syncing subscriptions, then f
   paths.push(keyDir);
   const keyFile = join(keyDir, 'key');
   writeFileSync(keyFile, formatNodeKey(randomBytes(32)));
-  const follower = await node([`--node-private-key-file=${keyFile}`, '--rpc-ws-enabled', '--rpc-ws-port=0']);
-  const client = await WsClient.open(`ws://127.0.0.1:${await listeningPort(follower.output, 'Websocket')}`);
+  const follower = await node([`--node-private-key-file=${keyFile}`, '--rpc-ws-enabled']);
+  const client = await WsClient.open(follower.wsUrl!);
   try {
     const syncing = await client.subscribe('syncing');
     t.is(await follower.rpc('eth_blockNumber'), '0x0');

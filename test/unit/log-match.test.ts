@@ -27,9 +27,14 @@ test('topic positions: exact, alternatives (OR), wildcards, position matters', (
   t.false(logMatches(log, [], [null, null, [T3]]), 'a constrained position needs a topic there');
 });
 
-test('a wildcard position constrains nothing: [null] matches a log without topics', (t) => {
+test('a bare null position constrains nothing: [null] matches a log without topics', (t) => {
   t.true(logMatches([A, []], [], [null]));
-  t.true(logMatches([A, []], [], [[]]));
   t.true(logMatches([A, [T1]], [], [null, null]));
   t.false(logMatches([A, []], [], [null, [T1]]));
+});
+
+test('a list at a position needs a topic there, even a list of nulls (Besu: eth_getLogs_failTopicPosition)', (t) => {
+  t.false(logMatches([A, []], [], [[]]));
+  t.false(logMatches([A, [T1]], [], [[T1, T2], []]));
+  t.true(logMatches([A, [T1, T3]], [], [[T1, T2], []]));
 });

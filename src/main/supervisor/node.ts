@@ -1,9 +1,12 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve as resolvePath } from 'node:path';
 import { MessageChannel, Worker } from 'node:worker_threads';
 import type { Remote } from 'comlink';
 import type { NodeOptions } from '../cli/options.js';
 import { dependencyWarnings } from '../cli/resolve.js';
+import { httpAuthenticationOptions, wsAuthenticationOptions } from '../cli/authentication-options.js';
+import { describeAuthentication, prepareAuthentication } from './authentication.js';
 import type { ActorName } from '../../shared/actors/channel.js';
 import { controlOf } from '../../shared/actors/control.js';
 import type { ControlOf } from '../../shared/actors/control.js';
@@ -17,6 +20,7 @@ import { errorMessage } from '../../shared/util/errors.js';
 import { Logger, setLogLevel } from '../../shared/util/log.js';
 import type { ThreadMemory } from '../../shared/util/thread-memory.js';
 import type { LogLevel } from '../../shared/util/log.js';
+import { startConnectionGuard, type ConnectionGuard } from './http-connection-guard.js';
 import { collectNodeMemory, formatNodeMemory, heapSnapshotDir, memoryLogIntervalMs, writeHeapSnapshots } from './memory.js';
 import { resolveNetwork, StartupError } from './network.js';
 import { assertPortsFree } from './ports.js';
@@ -49,12 +53,16 @@ interface RunningActor {
 export async function runNode(options: NodeOptions): Promise<number> {
   setLogLevel(options.logging as LogLevel);
   for (const warning of dependencyWarnings(options)) log.warn(warning);
-  if (options.rpcHttpEnabled || options.rpcWsEnabled) assertNativeUws();
+  if (options.rpcHttpEnabled || options.rpcWsEnabled || options.graphqlHttpEnabled) assertNativeUws();
 
   const network = resolveNetwork(options);
+  // Each service its own: in credentials mode its own key pair, so a token of one is refused by the other.
+  const httpAuthentication = options.rpcHttpEnabled ? await prepareAuthentication(httpAuthenticationOptions(options)) : undefined;
+  const wsAuthentication = options.rpcWsEnabled ? await prepareAuthentication(wsAuthenticationOptions(options)) : undefined;
   await assertPortsFree([
     ...(options.rpcHttpEnabled ? [{ host: options.rpcHttpHost, port: options.rpcHttpPort }] : []),
     ...(options.rpcWsEnabled ? [{ host: options.rpcWsHost, port: options.rpcWsPort }] : []),
+    ...(options.graphqlHttpEnabled ? [{ host: options.graphqlHttpHost, port: options.graphqlHttpPort }] : []),
     ...(options.p2pEnabled ? [{ host: options.p2pInterface, port: options.p2pPort, udp: options.discoveryEnabled }] : []),
   ]);
   const dataPath = resolvePath(options.dataPath);
@@ -65,8 +73,10 @@ export async function runNode(options: NodeOptions): Promise<number> {
   const logLevel = options.logging as LogLevel;
   const base = { logLevel, genesisJson: network.genesisJson, networkId: options.networkId ?? undefined };
 
-  // Transport threads serve HTTP and WebSocket alike and share their ports; IPC alone needs one.
-  const transportWorkers = options.rpcHttpEnabled || options.rpcWsEnabled ? options.rpcHttpWorkers : options.rpcIpcEnabled ? 1 : 0;
+  // What each transport thread serves (transportWorkerRoles): JSON-RPC over HTTP and WebSocket share
+  // threads and ports, IPC is on the first JSON-RPC thread, GraphQL on the same threads or its own.
+  const transportRoles = transportWorkerRoles(options);
+  const transportWorkers = transportRoles.length;
   // One MessageChannel per edge of the actor graph (src/shared/actors/channels.ts); port1 goes to the
   // first actor the edge names, port2 to the second. The p2p actor and its edges exist only with
   // --p2p-enabled (the default).
@@ -87,6 +97,8 @@ export async function runNode(options: NodeOptions): Promise<number> {
   const transportCounters = createTransportCounters();
 
   const actors: RunningActor[] = [];
+  let httpGuard: ConnectionGuard | undefined;
+  let httpSocketDir: string | undefined;
   let stopping = false;
   let resolveExit!: (code: number) => void;
   const exited = new Promise<number>((r) => (resolveExit = r));
@@ -115,8 +127,10 @@ export async function runNode(options: NodeOptions): Promise<number> {
     stopping = true;
     clearInterval(memoryLog);
     log.info(code === 0 ? 'Stopping Basalt' : 'Stopping Basalt after a failure');
-    // Stop intake first (transports), then the producers, the pool, and the chain last so that it
-    // can finish the block in progress and close RocksDB cleanly.
+    // Stop intake first (the HTTP port, then the transports, whose closing ends the connections the
+    // guard still joins), then the producers, the pool, and the chain last so that it can finish the
+    // block in progress and close RocksDB cleanly.
+    httpGuard?.stopAccepting();
     const order = ['transport', 'p2p', 'consensus', 'txpool', 'chain'];
     for (const prefix of order) {
       const group = actors.filter((a) => a.name.startsWith(prefix));
@@ -125,8 +139,10 @@ export async function runNode(options: NodeOptions): Promise<number> {
           withTimeout(a.stop(), 10_000).catch((err: unknown) => log.warn(`${a.name} did not stop cleanly: ${String(err)}`)),
         ),
       );
+      if (prefix === 'transport') await httpGuard?.close();
     }
     await Promise.all(actors.map((a) => a.worker.terminate().catch(() => 0)));
+    if (httpSocketDir !== undefined) rmSync(httpSocketDir, { recursive: true, force: true });
     resolveExit(code);
   };
 
@@ -230,19 +246,36 @@ export async function runNode(options: NodeOptions): Promise<number> {
     };
     await spawn('consensus', 'consensus', consensusData).start();
 
-    // With --rpc-ws-port=0 the first thread has the kernel pick the port and the others share it.
-    let httpPort = options.rpcHttpPort;
+    // HTTP: the transport threads listen on unix sockets in a directory only this user can enter, behind
+    // the connection guard, which owns the public port (and binds it first, so that the threads know it
+    // for net_services). WebSocket: with --rpc-ws-port=0 the first thread has the kernel pick the port
+    // and the others share it, as GraphQL's does.
+    let httpSocketPaths: string[] = [];
+    if (options.rpcHttpEnabled) {
+      httpSocketDir = mkdtempSync(join(tmpdir(), 'basalt-http-'));
+      // One socket per thread that serves JSON-RPC (not the GraphQL-only ones), named by thread index.
+      httpSocketPaths = transportRoles.map((role, i) => (role.jsonRpc ? join(httpSocketDir!, `worker-${i}.sock`) : ''));
+      httpGuard = await startConnectionGuard({
+        host: options.rpcHttpHost,
+        port: options.rpcHttpPort,
+        maxActiveConnections: options.rpcHttpMaxActiveConnections,
+        upstreams: httpSocketPaths.filter((path) => path !== ''),
+      });
+    }
     let wsPort = options.rpcWsPort;
+    let graphqlPort = options.graphqlHttpPort;
     for (let i = 0; i < transportWorkers; i++) {
+      const role = transportRoles[i]!;
       const transportData: TransportActorData = {
         ...base,
         actor: 'transport',
-        ...(options.rpcHttpEnabled
+        ...(role.jsonRpc && httpGuard !== undefined
           ? {
               http: {
                 server: {
                   host: options.rpcHttpHost,
-                  port: httpPort,
+                  port: httpGuard.port,
+                  socketPath: httpSocketPaths[i]!,
                   hostAllowlist: options.hostAllowlist,
                   corsOrigins: options.rpcHttpCorsOrigins,
                   maxRequestContentLength: options.rpcHttpMaxRequestContentLength,
@@ -250,10 +283,11 @@ export async function runNode(options: NodeOptions): Promise<number> {
                   prettyPrint: options.jsonPrettyPrintEnabled,
                 },
                 apis: options.rpcHttpApi,
+                ...(httpAuthentication === undefined ? {} : { authentication: httpAuthentication }),
               },
             }
           : {}),
-        ...(options.rpcWsEnabled
+        ...(role.jsonRpc && options.rpcWsEnabled
           ? {
               ws: {
                 server: {
@@ -264,10 +298,27 @@ export async function runNode(options: NodeOptions): Promise<number> {
                   maxFrameSize: options.rpcWsMaxFrameSize,
                 },
                 apis: options.rpcWsApi,
+                ...(wsAuthentication === undefined ? {} : { authentication: wsAuthentication }),
               },
             }
           : {}),
-        ...(options.rpcIpcEnabled && i === 0 ? { ipc: { path: ipcPath, apis: options.rpcIpcApi.filter((api) => api !== 'ENGINE') } } : {}),
+        ...(role.ipc ? { ipc: { path: ipcPath, apis: options.rpcIpcApi.filter((api) => api !== 'ENGINE') } } : {}),
+        ...(role.graphql
+          ? {
+              graphql: {
+                host: options.graphqlHttpHost,
+                port: graphqlPort,
+                hostAllowlist: options.hostAllowlist,
+                corsOrigins: options.graphqlHttpCorsOrigins,
+                maxRequestContentLength: options.rpcHttpMaxRequestContentLength,
+                timeoutSeconds: 30,
+                maxQueryComplexity: options.graphqlMaxQueryComplexity,
+                maxQueryDepth: options.graphqlMaxQueryDepth,
+              },
+            }
+          : {}),
+        // GraphQL's threads start first (transportWorkerRoles), so its port is known here.
+        ...(options.graphqlHttpEnabled && !role.graphql ? { graphqlService: { host: options.graphqlHttpHost, port: graphqlPort } } : {}),
         counters: transportCounters,
         chainId: network.chainId,
         clientVersion: clientVersion(options.identity),
@@ -282,13 +333,24 @@ export async function runNode(options: NodeOptions): Promise<number> {
         },
       };
       const bound = await spawn('transport', `transport-${i}`, transportData).start();
-      httpPort = bound.httpPort ?? httpPort;
       wsPort = bound.wsPort ?? wsPort;
+      graphqlPort = bound.graphqlPort ?? graphqlPort;
     }
-    const workers = `${transportWorkers} worker${transportWorkers > 1 ? 's' : ''}`;
-    if (options.rpcHttpEnabled) log.info(`JSON-RPC HTTP service started and listening on ${options.rpcHttpHost}:${httpPort} (${workers})`);
-    if (options.rpcWsEnabled) log.info(`Websocket service started and listening on ${options.rpcWsHost}:${wsPort} (${workers})`);
+    const workers = (role: 'jsonRpc' | 'graphql') => {
+      const count = transportRoles.filter((r) => r[role]).length;
+      return `${count} worker${count > 1 ? 's' : ''}`;
+    };
+    if (httpGuard !== undefined) {
+      httpGuard.open();
+      log.info(
+        `JSON-RPC HTTP service started and listening on ${options.rpcHttpHost}:${httpGuard.port} (${workers('jsonRpc')}, at most ${options.rpcHttpMaxActiveConnections} connections)`,
+      );
+    }
+    if (httpAuthentication !== undefined) log.info(`JSON-RPC HTTP authentication enabled: ${describeAuthentication(httpAuthentication)}`);
+    if (options.rpcWsEnabled) log.info(`Websocket service started and listening on ${options.rpcWsHost}:${wsPort} (${workers('jsonRpc')})`);
+    if (wsAuthentication !== undefined) log.info(`JSON-RPC WebSocket authentication enabled: ${describeAuthentication(wsAuthentication)}`);
     if (options.rpcIpcEnabled) log.info(`JSON-RPC IPC service started and listening on ${ipcPath}`);
+    if (options.graphqlHttpEnabled) log.info(`GraphQL HTTP service started and listening on ${options.graphqlHttpHost}:${graphqlPort} (${workers('graphql')})`);
     log.info('Basalt is running');
     const memoryInterval = memoryLogIntervalMs(process.env);
     if (memoryInterval !== undefined) {
@@ -310,6 +372,32 @@ export async function runNode(options: NodeOptions): Promise<number> {
   process.off('SIGTERM', onSignal);
   process.off('SIGUSR2', onSnapshotSignal);
   return code;
+}
+
+/** What one transport thread serves: the JSON-RPC HTTP/WebSocket ports (those enabled), IPC, GraphQL HTTP. */
+export interface TransportRole {
+  jsonRpc: boolean;
+  ipc: boolean;
+  graphql: boolean;
+}
+
+/**
+ * The transport threads and what each serves. `--rpc-http-workers` threads serve JSON-RPC over HTTP
+ * and WebSocket, and GraphQL too unless `--graphql-http-workers` gives it threads of its own; IPC
+ * alone needs one thread. GraphQL's own threads come first: the JSON-RPC threads name its port
+ * (known once bound) in net_services.
+ */
+export function transportWorkerRoles(
+  options: Pick<NodeOptions, 'rpcHttpEnabled' | 'rpcWsEnabled' | 'rpcIpcEnabled' | 'graphqlHttpEnabled' | 'rpcHttpWorkers' | 'graphqlHttpWorkers'>,
+): TransportRole[] {
+  const jsonRpcPorts = options.rpcHttpEnabled || options.rpcWsEnabled;
+  const ownGraphql = options.graphqlHttpEnabled && options.graphqlHttpWorkers > 0;
+  const sharedGraphql = options.graphqlHttpEnabled && !ownGraphql;
+  const sharedCount = jsonRpcPorts || sharedGraphql ? options.rpcHttpWorkers : options.rpcIpcEnabled ? 1 : 0;
+  return [
+    ...Array.from({ length: ownGraphql ? options.graphqlHttpWorkers : 0 }, () => ({ jsonRpc: false, ipc: false, graphql: true })),
+    ...Array.from({ length: sharedCount }, (_, i) => ({ jsonRpc: jsonRpcPorts, ipc: options.rpcIpcEnabled && i === 0, graphql: sharedGraphql })),
+  ];
 }
 
 /** Besu writes `--miner-extra-data` (default: the client name and version) left-padded to 32 bytes. */
