@@ -30,12 +30,6 @@ export interface ChainSpec {
    */
   readonly blockRewards?: BlockRewardRules;
   /**
-   * Whether a block is final once imported (QBFT), so that the `safe` and `finalized` block tags name
-   * the head. Elsewhere only a consensus client names those blocks, and Basalt has none: the tags
-   * name no block, as on a Besu node that no consensus client has told of one.
-   */
-  readonly finalOnImport: boolean;
-  /**
    * The merge by terminal total difficulty, for an ethash chain whose genesis sets one: the chain
    * reports its heads to it, and it switches `common` to Paris after the terminal block.
    */

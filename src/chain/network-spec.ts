@@ -25,7 +25,6 @@ export async function chainSpecFromGenesis(genesisJson: string, networkId?: bigi
     ...(blockRewards ? { blockRewards } : {}),
     ...(terminalTotalDifficulty !== undefined ? { merge: new MergeTransition(terminalTotalDifficulty, common) } : {}),
     common,
-    finalOnImport: qbft,
     chainId: genesis.chainId,
     networkId: networkId ?? genesis.networkId,
     writeGenesisState: async (stateManager) => {

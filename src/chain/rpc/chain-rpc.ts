@@ -77,8 +77,10 @@ export class ChainRpcContext {
   async blockByTag(tag: BlockTag): Promise<Block | undefined> {
     if (tag.kind === 'number') return this.store.getBlockByNumber(tag.number);
     if (tag.tag === 'earliest') return this.store.getBlockByNumber(0n);
-    // On QBFT `finalized` and `safe` are the head (see ChainSpec.finalOnImport); no pending block is built.
-    if ((tag.tag === 'finalized' || tag.tag === 'safe') && !this.chain.spec.finalOnImport) throw new RpcError(RpcErrors.UNKNOWN_BLOCK);
+    // Only a consensus client names the `safe` and `finalized` blocks (Besu keeps them from the engine
+    // API's forkchoice), and Basalt has none: on QBFT too they name no block (spec §2.4: -39001).
+    // No pending block is built: `pending` is the head.
+    if (tag.tag === 'finalized' || tag.tag === 'safe') throw new RpcError(RpcErrors.UNKNOWN_BLOCK);
     return this.chain.getHeadBlock();
   }
 
