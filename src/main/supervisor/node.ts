@@ -15,6 +15,7 @@ import { assertNativeUws } from '../../shared/uws-native.js';
 import { Logger, setLogLevel } from '../../shared/util/log.js';
 import type { LogLevel } from '../../shared/util/log.js';
 import { resolveNetwork } from './network.js';
+import { nodeKeyOf } from './node-key-file.js';
 import { assertPortsFree } from './ports.js';
 import { BASALT_VERSION, clientVersion } from './version.js';
 
@@ -52,6 +53,9 @@ export async function runNode(options: NodeOptions): Promise<number> {
   ]);
   const dataPath = resolvePath(options.dataPath);
   mkdirSync(dataPath, { recursive: true });
+  // Before any actor starts: on a first start this creates <data-path>/key, and a bad key file is refused
+  // before the database is opened.
+  const nodeKey = nodeKeyOf(options);
   const logLevel = options.logging as LogLevel;
   const base = { logLevel, genesisJson: network.genesisJson, networkId: options.networkId ?? undefined };
 
@@ -169,7 +173,6 @@ export async function runNode(options: NodeOptions): Promise<number> {
     };
     await spawn('txpool', 'txpool', poolData).start();
 
-    const nodeKey = network.nodeKey(dataPath);
     let p2pListening: { host: string; port: number } | undefined;
     if (p2pChain && p2pTxpool && consensusP2p) {
       const p2pData: P2pActorData = {

@@ -1,0 +1,71 @@
+// What Besu's small subcommands (`public-key export`, `rlp encode`, `operator generate-blockchain-config`)
+// share: node options before or among their flags, picocli's messages for missing required options, the
+// `--to` convention for output, and the two kinds of failure with their exit codes:
+//   2  a parameter error (CliUsageError): the message, then Besu's pointer to the help;
+//   1  the command was understood but could not be carried out (CommandFailure): the message alone,
+//      as picocli reports an exception from a command's run (its exitCodeOnExecutionException).
+
+import { writeFileSync } from 'node:fs';
+import { Flags, type Interfaces } from '@oclif/core';
+import { BasaltCommand, separateNodeOptions } from './command.js';
+import { CliUsageError } from './errors.js';
+import type { NodeOptions } from './options.js';
+import { resolveOptions } from './resolve.js';
+
+/** Exit code of a command that failed while running (picocli's `exitCodeOnExecutionException`). */
+export const EXECUTION_FAILED_EXIT_CODE = 1;
+
+/** A failure while running a command whose parameters were fine. */
+export class CommandFailure extends Error {}
+
+/** Every subcommand takes `--version`, as Besu's (picocli's mixinStandardHelpOptions). */
+export const VERSION_FLAG = { version: Flags.boolean({ summary: 'Print version information and exit.' }) };
+
+/** picocli's message for required options not given; `required` maps each flag to its parameter label. */
+export function requireOptions(given: Readonly<Record<string, unknown>>, required: Readonly<Record<string, string>>): void {
+  const missing = Object.entries(required)
+    .filter(([name]) => given[name] === undefined)
+    .map(([name, label]) => `'--${name}=${label}'`);
+  if (missing.length === 1) throw new CliUsageError(`Missing required option: ${missing[0]}`);
+  if (missing.length > 1) throw new CliUsageError(`Missing required options: ${missing.join(', ')}`);
+}
+
+export abstract class BasaltSubcommand extends BasaltCommand {
+  /** Node options among the flags are taken out before oclif parses (see separateNodeOptions). */
+  static override strict = false;
+
+  /**
+   * The command's own flags, parsed by oclif, and the node options given before the subcommand or among
+   * its flags, resolved as the node would (an unknown option is picocli's usage error).
+   */
+  protected async parseWithNodeOptions<F extends Interfaces.FlagOutput>(flags: Interfaces.FlagInput<F>): Promise<{ flags: F; options: NodeOptions }> {
+    const { env, readFile, parentArgv } = this.context;
+    const { own, nodeArgv } = separateNodeOptions(this.argv, flags as Parameters<typeof separateNodeOptions>[1]);
+    const parsed = await this.parse<F, Interfaces.FlagOutput, Interfaces.ArgOutput>({ flags, strict: true }, own);
+    return { flags: parsed.flags, options: resolveOptions([...parentArgv, ...nodeArgv], env, readFile) };
+  }
+
+  /** Runs `body`, reporting a CommandFailure as a message and exit code 1; parameter errors go to main(). */
+  protected async reporting(body: () => Promise<number>): Promise<number> {
+    try {
+      return await body();
+    } catch (error) {
+      if (!(error instanceof CommandFailure)) throw error;
+      this.context.stderr(`${error.message}\n`);
+      return EXECUTION_FAILED_EXIT_CODE;
+    }
+  }
+
+  /** Besu's output convention: to standard output with a newline, or into the `--to` file without one. */
+  protected writeResult(text: string, to: string | undefined): void {
+    if (to === undefined) {
+      this.context.stdout(`${text}\n`);
+      return;
+    }
+    try {
+      writeFileSync(to, text);
+    } catch (error) {
+      throw new CommandFailure(`Unable to write to ${to}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+}
