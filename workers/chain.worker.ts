@@ -1,7 +1,7 @@
 /**
  * Chain actor thread: the one owner of RocksDB. Opens the chain, serves each channel what its edge
  * declares (src/chain/chain-actor.ts), publishes the head for the transports, and pushes every new
- * head to the pool, consensus and p2p.
+ * head to the pool, consensus and p2p, and the new canonical blocks to the transports that subscribe.
  */
 import { exposeControl } from '../src/shared/actors/control.js';
 import { openChannel } from '../src/shared/actors/channel.js';
@@ -31,8 +31,9 @@ exposeControl('chain', {
     const txpool = openChannel(TXPOOL_CHAIN, 'chain', data.ports.txpool);
     const consensus = openChannel(CONSENSUS_CHAIN, 'chain', data.ports.consensus);
     const p2p = data.ports.p2p === undefined ? undefined : openChannel(P2P_CHAIN, 'chain', data.ports.p2p);
+    const transports = data.ports.transports.map((port) => openChannel(TRANSPORT_CHAIN, 'chain', port));
     const actor = new ChainActor(opened, {
-      rpc: { rpcGasCap: data.rpcGasCap, minGasPrice: data.minGasPrice, rpcMaxLogsRange: data.rpcMaxLogsRange, minPriorityFee: data.minPriorityFee },
+      rpc: { rpcGasCap: data.rpcGasCap, minGasPrice: data.minGasPrice, rpcMaxLogsRange: data.rpcMaxLogsRange, rpcMaxLogsCount: data.rpcMaxLogsCount, minPriorityFee: data.minPriorityFee },
       genesis: parseGenesisJson(data.genesisJson),
       pendingNonce: (address) => txpool.request('nextNonce', { address }),
       onNewHead(event) {
@@ -41,12 +42,13 @@ exposeControl('chain', {
         consensus.emit('newHead', event);
         p2p?.emit('newHead', event);
       },
+      publishToTransport: (transport, event) => transports[transport]?.emit('canonicalBlocks', event),
       log,
     });
     txpool.serve(actor.txpool);
     consensus.serve(actor.consensus);
     p2p?.serve(actor.p2p);
-    for (const port of data.ports.transports) openChannel(TRANSPORT_CHAIN, 'chain', port).serve(actor.transport);
+    transports.forEach((channel, index) => channel.serve(actor.transportHandlers(index)));
     const head = actor.head();
     headView.publish(head.number, head.hash);
     const genesisHash = await opened.store.getCanonicalHash(0n);

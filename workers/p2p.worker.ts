@@ -1,6 +1,7 @@
 /**
  * P2P actor thread: devp2p (src/p2p/p2p-service.ts) wired to the chain (sync, head), the pool
- * (transaction gossip), consensus (istanbul messages) and the transports (admin_* / net_enode).
+ * (transaction gossip), consensus (istanbul messages) and the transports (admin_* / net_enode, and
+ * the sync state for `syncing` subscriptions).
  */
 import { exposeControl } from '../src/shared/actors/control.js';
 import { openChannel } from '../src/shared/actors/channel.js';
@@ -11,7 +12,7 @@ import { parseGenesisJson } from '../src/shared/ethereum/genesis.js';
 import { P2pService } from '../src/p2p/p2p-service.js';
 import { createP2pRpcHandlers } from '../src/p2p/rpc-handlers.js';
 import { serveMethods } from '../src/shared/rpc/dispatch.js';
-import { P2pStatusWriter } from '../src/shared/shared-memory/p2p-status-view.js';
+import { P2pStatusReader, P2pStatusWriter } from '../src/shared/shared-memory/p2p-status-view.js';
 import { Logger, setLogLevel } from '../src/shared/util/log.js';
 
 const data = actorData('p2p');
@@ -35,6 +36,14 @@ exposeControl('p2p', {
     const txpool = openChannel(P2P_TXPOOL, 'p2p', data.ports.txpool);
     const consensus = openChannel(CONSENSUS_P2P, 'p2p', data.ports.consensus);
     const status = new P2pStatusWriter(data.p2pStatusView);
+    const statusRead = new P2pStatusReader(data.p2pStatusView);
+    const transports = data.ports.transports.map((port) => openChannel(TRANSPORT_P2P, 'p2p', port));
+    /** The sync state as eth_syncing shows it, for the transports' `syncing` subscriptions. */
+    const publishSyncState = (localHead: bigint) => {
+      const sync = statusRead.sync();
+      const state = sync === undefined || localHead >= sync.highestBlock ? null : { ...sync, currentBlock: localHead };
+      for (const transport of transports) transport.emit('syncState', state);
+    };
     const p2p = new P2pService(
       {
         privateKey: data.nodeKey,
@@ -63,7 +72,10 @@ exposeControl('p2p', {
       {
         onIstanbulMessage: (code, messageData, origin) => consensus.emit('istanbulMessage', { code, data: messageData, origin }),
         onPeerCount: (count) => status.setPeerCount(count),
-        onSyncProgress: (localHead, highestKnown) => status.updateSync(localHead, highestKnown),
+        onSyncProgress: (localHead, highestKnown) => {
+          status.updateSync(localHead, highestKnown);
+          publishSyncState(localHead);
+        },
         log: (message, level = 'info') => log[level](message),
       },
     );
@@ -72,7 +84,7 @@ exposeControl('p2p', {
     consensus.on({ istanbulSend: (message) => void p2p.sendIstanbul(message) });
     txpool.on({ newTransactions: ({ txs }) => p2p.gossipTransactions(txs) });
     const methods = serveMethods('p2p', createP2pRpcHandlers(p2p));
-    for (const port of data.ports.transports) openChannel(TRANSPORT_P2P, 'p2p', port).serve({ rpc: ({ method, params }) => methods(method, params) });
+    for (const transport of transports) transport.serve({ rpc: ({ method, params }) => methods(method, params) });
 
     const port = await p2p.start();
     log.info(`P2P network started and listening on ${data.listenHost}:${port}`);

@@ -25,6 +25,7 @@ const decoders = new TaskPool<typeof decodeTransaction>(new URL('./tasks/transac
 exposeControl('txpool', {
   async start() {
     const chain = openChannel(TXPOOL_CHAIN, 'txpool', data.ports.chain);
+    const transports = data.ports.transports.map((port) => openChannel(TRANSPORT_TXPOOL, 'txpool', port));
     const p2p = data.ports.p2p === undefined ? undefined : openChannel(P2P_TXPOOL, 'txpool', data.ports.p2p);
     const actor = new TxPoolActor({
       genesis: parseGenesisJson(data.genesisJson),
@@ -32,13 +33,17 @@ exposeControl('txpool', {
       decode: (raw, rules) => decoders.run({ raw, rules }),
       accounts: (addresses) => chain.request('accounts', { addresses }),
       ...(p2p ? { gossip: (txs) => p2p.emit('newTransactions', { txs }) } : {}),
+      transports: {
+        pending: (transport, event) => transports[transport]?.emit('pendingTransactions', event),
+        dropped: (transport, hashes) => transports[transport]?.emit('droppedTransactions', { hashes }),
+      },
       log,
     });
     actor.setHead(await chain.request('head', null));
     chain.serve(actor.chain).on({ newHead: (event) => actor.onNewHead(event) });
     p2p?.serve(actor.p2p);
     openChannel(CONSENSUS_TXPOOL, 'txpool', data.ports.consensus).serve(actor.consensus);
-    for (const port of data.ports.transports) openChannel(TRANSPORT_TXPOOL, 'txpool', port).serve(actor.transport);
+    transports.forEach((channel, index) => channel.serve(actor.transportHandlers(index)));
     return null;
   },
   async stop() {

@@ -11,12 +11,22 @@ export interface BenchNodeOptions {
   args?: string[];
   /** When set, the node runs with `--cpu-prof` and writes one profile per thread into this directory. */
   cpuProfileDir?: string;
+  /** devp2p on a free loopback port (off by default: no peer takes part in a benchmark). */
+  p2p?: boolean;
+  /** Added to the node's environment. */
+  env?: Record<string, string>;
+  /** Called with every complete line the node prints (stdout and stderr). */
+  onLine?: (line: string) => void;
 }
 
 export interface BenchNode {
   port: number;
   url: string;
   pid: number;
+  /** The devp2p port, when started with `p2p`. */
+  p2pPort?: number;
+  /** False once the process has exited. */
+  running(): boolean;
   /** Everything the node printed. */
   output(): string;
   /** SIGTERM (so CPU profiles get written), SIGKILL after 15 s; removes the data path. Idempotent. */
@@ -26,10 +36,24 @@ export interface BenchNode {
 export async function startBenchNode(opts: BenchNodeOptions = {}): Promise<BenchNode> {
   const node = await startNode({
     args: opts.args,
+    p2p: opts.p2p ?? false,
     nodeFlags: opts.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfileDir}`] : [],
     readyTimeoutMs: 60_000,
+    ...(opts.env ? { env: opts.env } : {}),
   });
+  if (opts.onLine) {
+    const onLine = opts.onLine;
+    for (const stream of [node.process.stdout, node.process.stderr]) {
+      let partial = '';
+      stream?.on('data', (d: Buffer) => {
+        const lines = (partial + d.toString()).split('\n');
+        partial = lines.pop()!;
+        for (const line of lines) onLine(line);
+      });
+    }
+  }
   const pid = node.process.pid!;
+  const running = (): boolean => node.process.exitCode === null && node.process.signalCode === null;
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> =>
     (stopping ??= (async () => {
@@ -42,5 +66,5 @@ export async function startBenchNode(opts: BenchNodeOptions = {}): Promise<Bench
       unregister();
     })());
   const unregister = onCleanup(`dev node pid ${pid}`, stop);
-  return { port: node.port, url: node.url, pid, output: node.output, stop };
+  return { port: node.port, url: node.url, pid, ...(node.p2pPort === undefined ? {} : { p2pPort: node.p2pPort }), running, output: node.output, stop };
 }

@@ -8,6 +8,8 @@ import { connect, type Socket } from 'node:net';
 export interface HttpAnswer {
   status: number;
   body: Buffer;
+  /** The Content-Type header, when the answer has one. */
+  contentType?: string;
 }
 
 /** The bytes of a `POST /` with a JSON body. */
@@ -44,12 +46,13 @@ export function parseHttpResponse(buffer: Buffer): ParsedResponse | undefined {
   const statusMatch = /^HTTP\/1\.[01] (\d{3})/.exec(head);
   if (!statusMatch) throw new Error(`not an HTTP response: ${JSON.stringify(head.slice(0, 40))}`);
   const status = Number(statusMatch[1]);
+  const contentType = /\r\ncontent-type:[ \t]*([^\r]*)/i.exec(head)?.[1];
   const bodyStart = headerEnd + HEADER_END.length;
   const lengthMatch = /\r\ncontent-length:[ \t]*(\d+)/i.exec(head);
   if (lengthMatch) {
     const end = bodyStart + Number(lengthMatch[1]);
     if (buffer.length < end) return undefined;
-    return { status, body: buffer.subarray(bodyStart, end), consumed: end };
+    return { status, contentType, body: buffer.subarray(bodyStart, end), consumed: end };
   }
   if (/\r\ntransfer-encoding:[^\r]*chunked/i.test(head)) {
     const chunks: Buffer[] = [];
@@ -65,7 +68,7 @@ export function parseHttpResponse(buffer: Buffer): ParsedResponse | undefined {
         for (;;) {
           const end = buffer.indexOf(CRLF, trailer);
           if (end < 0) return undefined;
-          if (end === trailer) return { status, body: Buffer.concat(chunks), consumed: end + CRLF.length };
+          if (end === trailer) return { status, contentType, body: Buffer.concat(chunks), consumed: end + CRLF.length };
           trailer = end + CRLF.length;
         }
       }
@@ -75,7 +78,7 @@ export function parseHttpResponse(buffer: Buffer): ParsedResponse | undefined {
       position = dataStart + size + CRLF.length;
     }
   }
-  return { status, body: Buffer.alloc(0), consumed: bodyStart };
+  return { status, contentType, body: Buffer.alloc(0), consumed: bodyStart };
 }
 
 /** One keep-alive TCP connection carrying one request at a time. */
@@ -142,7 +145,8 @@ export class KeepAliveConnection {
     }
     if (!parsed) return;
     // Copy the body out: the remaining buffer may be reused by the next concat.
-    const answer = { status: parsed.status, body: Buffer.from(parsed.body) };
+    const answer: HttpAnswer = { status: parsed.status, body: Buffer.from(parsed.body) };
+    if (parsed.contentType !== undefined) answer.contentType = parsed.contentType;
     this.buffered = this.buffered.subarray(parsed.consumed);
     const pending = this.pending;
     this.pending = undefined;

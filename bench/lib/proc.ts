@@ -84,3 +84,23 @@ export class CpuMeter {
     return ((now - this.startCpuMs) / (performance.now() - this.startedAt)) * 100;
   }
 }
+
+/** CPU time the whole machine has spent busy (user + nice + system, all cores), in ms. */
+export function readMachineBusyMs(): number {
+  const fields = readFileSync('/proc/stat', 'latin1').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  return ((fields[0]! + fields[1]! + fields[2]!) * 1000) / USER_HZ;
+}
+
+/**
+ * Measures how busy the machine was over an interval, in cores: the figure to read beside a
+ * benchmark's own CPU use (the machine is shared: what others used is the difference).
+ */
+export class MachineMeter {
+  private readonly startMs = readMachineBusyMs();
+  private readonly startedAt = performance.now();
+
+  /** Average busy cores since construction. */
+  busyCores(): number {
+    return (readMachineBusyMs() - this.startMs) / (performance.now() - this.startedAt);
+  }
+}

@@ -6,13 +6,13 @@
  * Sender recovery, the one CPU-heavy stateless step, can run ahead of execution in other threads
  * (see sender-recovery-task.ts); everything else happens here, in order.
  */
-import type { Block, BlockHeader } from '@ethereumjs/block';
+import type { Block } from '@ethereumjs/block';
 import { bytesToHex, equalsBytes } from '@ethereumjs/util';
 import type { HeadInfo, NewHeadEvent } from '../shared/actors/messages.js';
 import type { Chain } from './chain.js';
 import type { BlockSlice } from './block-file.js';
 import { BlockFileError } from './block-file.js';
-import { InvalidBlockError, firstLine, validateBody, validateHeader, type ChainImportRules, type ImportRuleOptions } from './import-rules.js';
+import { InvalidBlockError, OMMER_WINDOW, firstLine, validateBody, validateHeader, type ChainImportRules, type ImportRuleOptions } from './import-rules.js';
 import type { RecoveredSenders } from '../../workers/tasks/sender-recovery.task.js';
 import type { SealedBlockCheck } from './block-validation-qbft.js';
 
@@ -62,18 +62,19 @@ export interface ImportOptions {
   onProgress?: (progress: ImportProgress) => void;
   /** Each block stored as the new head (the chain actor announces it to its subscribers). */
   onImported?: (event: NewHeadEvent) => void;
+  /** Each block stored off the canonical chain: its branch does not outweigh the head (yet). */
+  onForkBlock?: (hash: Uint8Array) => void;
   /** Milliseconds between progress reports (the last one is always reported). */
   progressIntervalMs?: number;
   now?: () => number;
 }
 
-/** How many ancestors ommer validation looks at (depth 1..6 plus the ommer's parent). */
-const OMMER_WINDOW = 7;
 
 /**
- * Imports the blocks of `slices` on top of the chain's head. Block 0 equal to the genesis and blocks
- * already on the canonical chain are skipped. Throws ImportFailure at the first block that does not
- * decode, does not extend the head, breaks a header/body rule or fails execution.
+ * Imports the blocks of `slices` in order, each on its parent: the head, or a stored block of another
+ * branch (the chain's fork choice decides whether it becomes the head). Block 0 equal to the genesis
+ * and blocks already stored are skipped. Throws ImportFailure at the first block that does not decode,
+ * has an unknown parent, breaks a header/body rule or fails execution.
  */
 export async function importBlocks(chain: Chain, slices: Iterable<BlockSlice>, options: ImportOptions): Promise<ImportSummary> {
   const now = options.now ?? Date.now;
@@ -100,7 +101,8 @@ export async function importBlocks(chain: Chain, slices: Iterable<BlockSlice>, o
   };
 
   const genesisHash = await chain.store.getCanonicalHash(0n);
-  const ancestors = await recentAncestors(chain);
+  /** The last imported block and its ancestors within ommer depth, newest first. */
+  let ancestors = await chain.recentAncestors(chain.getHead().hash);
 
   try {
     for await (const prepared of withRecoveredSenders(slices, options)) {
@@ -141,14 +143,18 @@ export async function importBlocks(chain: Chain, slices: Iterable<BlockSlice>, o
       return;
     }
     const head = chain.getHead();
-    if (!equalsBytes(block.header.parentHash, head.hash)) {
-      const parent = await chain.store.getBlock(block.header.parentHash);
-      throw failure(
-        parent === undefined
-          ? `unknown parent block ${bytesToHex(block.header.parentHash)}`
-          : `parent block #${parent.header.number} is not the chain head #${head.number}: importing a side chain is not supported`,
-      );
+    const parentHash = block.header.parentHash;
+    const extendsHead = equalsBytes(parentHash, head.hash);
+    if (!extendsHead && (await chain.store.getTotalDifficulty(hash)) !== undefined) {
+      // Stored before, on a branch off the canonical chain.
+      progress.skipped++;
+      progress.done++;
+      return;
     }
+    const parent = extendsHead ? chain.getHeadBlock() : await chain.store.getBlock(parentHash);
+    const parentTotalDifficulty = extendsHead ? head.totalDifficulty : await chain.store.getTotalDifficulty(parentHash);
+    if (parent === undefined || parentTotalDifficulty === undefined) throw failure(`unknown parent block ${bytesToHex(parentHash)}`);
+    if (ancestors[0] === undefined || !equalsBytes(ancestors[0], parentHash)) ancestors = await chain.recentAncestors(parentHash);
 
     if (senders !== null) {
       if (senders.length !== block.transactions.length) throw failure('transaction list changed between decodings');
@@ -156,51 +162,37 @@ export async function importBlocks(chain: Chain, slices: Iterable<BlockSlice>, o
         (tx.cache as { senderPubKey?: Uint8Array }).senderPubKey = senders[i];
       });
     }
-    const parentHeader: BlockHeader = chain.getHeadBlock().header;
-    const rules: ImportRuleOptions = { ...options.rules, recentAncestors: ancestors, parentTotalDifficulty: head.totalDifficulty };
+    const rules: ImportRuleOptions = { ...options.rules, recentAncestors: ancestors, parentTotalDifficulty };
     if (options.checkSealedBlock) {
       let broken: string | undefined;
       try {
-        broken = await options.checkSealedBlock(block, chain.getHeadBlock());
+        broken = await options.checkSealedBlock(block, parent);
       } catch (err) {
         broken = firstLine(err);
       }
       if (broken !== undefined) throw failure(broken);
     }
     try {
-      validateHeader(block.header, parentHeader, rules);
+      validateHeader(block.header, parent.header, rules);
       await validateBody(block, rules);
     } catch (err) {
       throw failure(err instanceof InvalidBlockError ? err.reason : firstLine(err));
     }
-    let event: NewHeadEvent;
+    let event: NewHeadEvent | undefined;
     try {
       event = await chain.importBlock(block);
     } catch (err) {
       throw failure(firstLine(err));
     }
-    options.onImported?.(event);
-    ancestors.unshift(chain.getHead().hash);
-    if (ancestors.length > OMMER_WINDOW) ancestors.pop();
+    if (event) options.onImported?.(event);
+    else options.onForkBlock?.(hash);
+    ancestors = [hash, ...ancestors.slice(0, OMMER_WINDOW - 1)];
     progress.imported++;
     progress.done++;
     progress.transactions += block.transactions.length;
     progress.gasUsed += block.header.gasUsed;
     report(false);
   }
-}
-
-/** Hashes of the head and its ancestors, newest first, as far as ommer rules look. */
-async function recentAncestors(chain: Chain): Promise<Uint8Array[]> {
-  const hashes: Uint8Array[] = [];
-  let number = chain.getHead().number;
-  while (hashes.length < OMMER_WINDOW && number >= 0n) {
-    const hash = await chain.store.getCanonicalHash(number);
-    if (hash === undefined) break;
-    hashes.push(hash);
-    number--;
-  }
-  return hashes;
 }
 
 interface PreparedSlice {

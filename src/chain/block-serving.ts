@@ -52,8 +52,10 @@ export async function bodiesFor(chain: Chain, hashes: Uint8Array[]): Promise<Uin
 }
 
 /**
- * Imports blocks from a peer in order on top of the head, as `blocks import` does; blocks already
- * canonical are skipped. Stops at the first bad block and keeps the ones before it.
+ * Imports blocks from a peer in order, as `blocks import` does: on the head, or on a stored block of
+ * another branch, which becomes the canonical chain once it outweighs the head (a re-org, announced
+ * like any new head). Blocks already stored are skipped. Stops at the first bad block and keeps the
+ * ones before it.
  */
 export async function importSyncedBlocks(
   chain: Chain,
@@ -73,6 +75,7 @@ export async function importSyncedBlocks(
           imported++;
           onImported(event);
         },
+        onForkBlock: () => imported++,
       },
     );
     return { imported, head: chain.getHead() };

@@ -5,11 +5,13 @@
 import { Address, bytesToHex } from '@ethereumjs/util';
 import type { ChannelHandlers } from '../shared/actors/channel.js';
 import type { ConsensusChain, P2pChain, TransportChain, TxPoolChain } from '../shared/actors/channels.js';
-import type { HeadInfo, NewHeadEvent } from '../shared/actors/messages.js';
+import type { CanonicalBlocksEvent, HeadInfo, NewHeadEvent } from '../shared/actors/messages.js';
 import type { Genesis } from '../shared/ethereum/genesis.js';
 import { serveMethods } from '../shared/rpc/dispatch.js';
+import type { Json, Wire } from '../shared/rpc/types.js';
 import type { Logger } from '../shared/util/log.js';
 import { bodiesFor, headersFor, importSyncedBlocks } from './block-serving.js';
+import { BlockPublisher } from './block-publisher.js';
 import type { Chain } from './chain.js';
 import { importChecksFor } from './import-rules.js';
 import type { ImportChecks } from './import-rules.js';
@@ -24,6 +26,8 @@ export interface ChainActorOptions {
   pendingNonce(address: Uint8Array): Promise<bigint | null>;
   /** Told of every new head, once, after it is stored. */
   onNewHead(event: NewHeadEvent): void;
+  /** Sends new canonical blocks to transport number `transport` (the index of its channel) for its subscriptions. */
+  publishToTransport?(transport: number, event: CanonicalBlocksEvent): void;
   log: Logger;
 }
 
@@ -33,20 +37,23 @@ function isDelegation(code: Uint8Array): boolean {
 }
 
 export class ChainActor {
-  readonly transport: ChannelHandlers<TransportChain, 'chain'>;
   readonly txpool: ChannelHandlers<TxPoolChain, 'chain'>;
   readonly consensus: ChannelHandlers<ConsensusChain, 'chain'>;
   readonly p2p: ChannelHandlers<P2pChain, 'chain'>;
   /** The checks of blocks from peers, made on first use: `blocks import`'s. */
   private syncChecks: Promise<ImportChecks> | undefined;
+  private readonly serveRpc: (method: string, params: Wire) => Promise<Json>;
+  private readonly publisher: BlockPublisher;
 
   constructor(
     private readonly chain: Chain,
     private readonly options: ChainActorOptions,
   ) {
     const rpc = new ChainRpc(chain, { ...options.rpc, pendingNonce: options.pendingNonce });
-    const serve = serveMethods('chain', rpc.handlers);
-    this.transport = { rpc: ({ method, params }) => serve(method, params) };
+    this.serveRpc = serveMethods('chain', rpc.handlers);
+    this.publisher = new BlockPublisher(chain.store, (transport, event) => options.publishToTransport?.(transport, event), (message) =>
+      options.log.warn(message),
+    );
     this.txpool = {
       head: () => chain.getHead(),
       accounts: async ({ addresses }) => {
@@ -107,8 +114,31 @@ export class ChainActor {
     return this.chain.getHead();
   }
 
+  /** What transport number `index` may ask: its JSON-RPC calls, and what its subscriptions need. */
+  transportHandlers(index: number): ChannelHandlers<TransportChain, 'chain'> {
+    return {
+      rpc: ({ method, params }) => this.serveRpc(method, params),
+      subscriptionInterest: (interest) => {
+        this.publisher.setInterest(index, interest);
+        return null;
+      },
+    };
+  }
+
+  /** Resolves once the heads announced so far have been published to the transports. */
+  publicationsDone(): Promise<void> {
+    return this.publisher.idle();
+  }
+
   private announce(event: NewHeadEvent): void {
     this.options.onNewHead(event);
+    if (event.removedBlocks.length > 0) {
+      const ancestor = event.head.number - BigInt(event.addedBlocks.length);
+      this.options.log.info(
+        `Chain re-org: ${event.removedBlocks.length} block(s) above #${ancestor} left the canonical chain (head was ${bytesToHex(event.removedBlocks[0]!)}), ${event.addedBlocks.length} joined`,
+      );
+    }
+    this.publisher.publish(event);
     this.options.log.info(`Imported #${event.head.number} / ${event.includedTxHashes.length} tx / ${bytesToHex(event.head.hash)}`);
   }
 }

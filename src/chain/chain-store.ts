@@ -1,21 +1,30 @@
 import type { Block } from '@ethereumjs/block';
 import { RLP } from '@ethereumjs/rlp';
-import { bigIntToUnpaddedBytes, bytesToBigInt, bytesToHex } from '@ethereumjs/util';
+import { bigIntToUnpaddedBytes, bytesToBigInt, bytesToHex, equalsBytes } from '@ethereumjs/util';
 import type { KvOp, KvStore } from './kv-store.js';
+import { LruCache } from '../shared/util/lru-cache.js';
+import type { CacheLimits } from '../shared/util/lru-cache.js';
 import { decodeReceipts, encodeReceipts } from './receipt-codec.js';
 import { Prefix, canonicalKey, decodeSchemaVersion, encodeSchemaVersion, metaKey, MetaKey, prefixed, SCHEMA_VERSION } from './storage-schema.js';
 import type { StoredReceipt, TxLocation } from '../shared/ethereum/chain-records.js';
 
-/** How many recent blocks stay decoded in memory: reads of the head area never touch RocksDB. */
-const BLOCK_CACHE_SIZE = 256;
+/**
+ * Decoded blocks and receipts kept in memory, so that reads of the head area (the new head, receipts
+ * of transactions just included, proposals' parents) never touch RocksDB. Each of the two caches holds
+ * at most 64 blocks and, together, the blocks' 8,192 transactions (receipts: 8,192 receipts): ~11 MB
+ * of decoded transactions (~1.4 kB each) and ~10 MB of receipts (~1.2 kB each). Counting blocks alone,
+ * 256 of them, let full blocks pin ~600 MB at 300 transfers a second (README, "Memory").
+ */
+export const BLOCK_CACHE_LIMITS: CacheLimits = { entries: 64, weight: 8_192 };
 
 /**
  * Blocks, receipts and indexes in RocksDB (layout in storage-schema.ts). Reads go through a small
  * cache of decoded blocks; writes are returned as operations for the caller to batch atomically.
  */
 export class ChainStore {
-  private readonly blockCache = new Map<string, Block>();
-  private readonly receiptCache = new Map<string, StoredReceipt[]>();
+  /** Weighed by transactions (an empty block counts as one). */
+  private readonly blockCache = new LruCache<string, Block>(BLOCK_CACHE_LIMITS, (block) => Math.max(1, block.transactions.length));
+  private readonly receiptCache = new LruCache<string, StoredReceipt[]>(BLOCK_CACHE_LIMITS, (receipts) => Math.max(1, receipts.length));
 
   constructor(
     private readonly kv: KvStore,
@@ -48,7 +57,7 @@ export class ChainStore {
     const rlp = await this.kv.get(prefixed(Prefix.block, hash));
     if (!rlp) return undefined;
     const block = this.decodeBlock(rlp);
-    this.remember(this.blockCache, key, block);
+    this.blockCache.set(key, block);
     return block;
   }
 
@@ -69,7 +78,7 @@ export class ChainStore {
     const bytes = await this.kv.get(prefixed(Prefix.receipts, blockHash));
     if (!bytes) return undefined;
     const receipts = decodeReceipts(bytes);
-    this.remember(this.receiptCache, key, receipts);
+    this.receiptCache.set(key, receipts);
     return receipts;
   }
 
@@ -82,17 +91,68 @@ export class ChainStore {
     return { blockHash: blockHash!, blockNumber: block.header.number, index: Number(bytesToBigInt(index!)) };
   }
 
+  /** Whether `hash` is the canonical block at `blockNumber`. */
+  async isCanonical(hash: Uint8Array, blockNumber: bigint): Promise<boolean> {
+    const canonical = await this.getCanonicalHash(blockNumber);
+    return canonical !== undefined && equalsBytes(canonical, hash);
+  }
+
+  /** The number of the newest canonical block on the branch that ends at `hash` (-1 when none is stored). */
+  async canonicalAncestorNumber(hash: Uint8Array): Promise<bigint> {
+    for (let block = await this.getBlock(hash); block !== undefined; block = await this.getBlock(hash)) {
+      if (await this.isCanonical(hash, block.header.number)) return block.header.number;
+      hash = block.header.parentHash;
+    }
+    return -1n;
+  }
+
   /**
-   * The operations that store a block as the new canonical head. The head pointer comes last, so that
-   * a batch is either wholly applied or the old head still stands with all its data.
+   * The blocks numbered `from..to` on the branch that ends at `tipHash`, ascending; stops at the tip
+   * and at the first block missing. Below the point where the branch left the canonical chain they
+   * are canonical blocks, read by number; only the blocks off the canonical chain are walked by hash.
    */
-  blockOps(block: Block, hash: Uint8Array, receipts: StoredReceipt[], totalDifficulty: bigint): KvOp[] {
-    const ops: KvOp[] = [
+  async branchBlocks(tipHash: Uint8Array, from: bigint, to: bigint): Promise<Block[]> {
+    const offCanonical = new Map<bigint, Block>();
+    /** The number of the first canonical block met: from there down the canonical index answers. */
+    let canonicalTop = -1n;
+    let hash = tipHash;
+    let block = await this.getBlock(hash);
+    const tipNumber = block?.header.number ?? -1n;
+    while (block !== undefined && block.header.number >= from) {
+      if (await this.isCanonical(hash, block.header.number)) {
+        canonicalTop = block.header.number;
+        break;
+      }
+      offCanonical.set(block.header.number, block);
+      hash = block.header.parentHash;
+      block = await this.getBlock(hash);
+    }
+    const blocks: Block[] = [];
+    const last = to < tipNumber ? to : tipNumber;
+    for (let n = from < 0n ? 0n : from; n <= last; n++) {
+      const found = n <= canonicalTop ? await this.getBlockByNumber(n) : offCanonical.get(n);
+      if (found === undefined) break;
+      blocks.push(found);
+    }
+    return blocks;
+  }
+
+  /**
+   * A block stored with everything needed to build on it or switch to it later — body, total
+   * difficulty, receipts (its state goes in the same batch) — but off the canonical index: a block of a
+   * side branch, or the first half of storing a canonical one.
+   */
+  storedBlockOps(block: Block, hash: Uint8Array, receipts: StoredReceipt[], totalDifficulty: bigint): KvOp[] {
+    return [
       { type: 'put', key: prefixed(Prefix.block, hash), value: block.serialize() },
       { type: 'put', key: prefixed(Prefix.totalDifficulty, hash), value: bigIntToUnpaddedBytes(totalDifficulty) },
       { type: 'put', key: prefixed(Prefix.receipts, hash), value: encodeReceipts(receipts) },
-      { type: 'put', key: canonicalKey(block.header.number), value: hash },
     ];
+  }
+
+  /** What makes a stored block canonical: its number maps to it and its transactions point to it. */
+  canonicalOps(block: Block, hash: Uint8Array): KvOp[] {
+    const ops: KvOp[] = [{ type: 'put', key: canonicalKey(block.header.number), value: hash }];
     block.transactions.forEach((tx, index) => {
       ops.push({
         type: 'put',
@@ -100,8 +160,25 @@ export class ChainStore {
         value: RLP.encode([hash, bigIntToUnpaddedBytes(BigInt(index))]),
       });
     });
-    ops.push(this.headOp(hash));
     return ops;
+  }
+
+  /**
+   * The operations that store a block as the new canonical head. The head pointer comes last, so that
+   * a batch is either wholly applied or the old head still stands with all its data.
+   */
+  blockOps(block: Block, hash: Uint8Array, receipts: StoredReceipt[], totalDifficulty: bigint): KvOp[] {
+    return [...this.storedBlockOps(block, hash, receipts, totalDifficulty), ...this.canonicalOps(block, hash), this.headOp(hash)];
+  }
+
+  /** Takes a transaction's lookup away (its block left the canonical chain). */
+  txLookupDeleteOp(txHash: Uint8Array): KvOp {
+    return { type: 'del', key: prefixed(Prefix.txLookup, txHash) };
+  }
+
+  /** Takes a number off the canonical index (the new branch is shorter than the old one). */
+  canonicalDeleteOp(blockNumber: bigint): KvOp {
+    return { type: 'del', key: canonicalKey(blockNumber) };
   }
 
   headOp(hash: Uint8Array): KvOp {
@@ -118,12 +195,7 @@ export class ChainStore {
   /** Keeps what was just written in the caches, so the new head is served without a decode. */
   rememberWritten(block: Block, hash: Uint8Array, receipts: StoredReceipt[]): void {
     const key = bytesToHex(hash);
-    this.remember(this.blockCache, key, block);
-    this.remember(this.receiptCache, key, receipts);
-  }
-
-  private remember<V>(cache: Map<string, V>, key: string, value: V): void {
-    cache.set(key, value);
-    if (cache.size > BLOCK_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+    this.blockCache.set(key, block);
+    this.receiptCache.set(key, receipts);
   }
 }

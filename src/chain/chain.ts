@@ -7,6 +7,8 @@ import type { TypedTransaction } from '@ethereumjs/tx';
 import { createTxFromRLP, isBlob4844Tx } from '@ethereumjs/tx';
 import {
   KECCAK256_RLP,
+  bigIntToBytes,
+  type Address,
   bytesToHex,
   equalsBytes,
 } from '@ethereumjs/util';
@@ -24,9 +26,9 @@ import { KzgVerifierPool } from './kzg-verifier.js';
 import type { KvOp } from './kv-store.js';
 import { ScratchState, adoptSenders, bodyDigest, canReuse, recoverSenders } from './block-validation.js';
 import type { BlockValidation, ExecutedBlock } from './block-validation.js';
-import { InvalidBlockError, firstLine, validateBody, validateHeader } from './import-rules.js';
+import { InvalidBlockError, OMMER_WINDOW, firstLine, validateBody, validateHeader } from './import-rules.js';
 import type { ChainImportRules, ImportRuleOptions } from './import-rules.js';
-import { StateDb } from './state-db.js';
+import { BoundedStateCaches, StateDb } from './state-db.js';
 import { collectRequests, runPreTransactionSystemCalls } from './system-calls.js';
 import { schemaVersionMismatch } from './storage-schema.js';
 import { txCommonFor } from '../shared/ethereum/tx-common.js';
@@ -36,14 +38,20 @@ import type { StoredReceipt } from '../shared/ethereum/chain-records.js';
 /** How long block building runs before it lets other messages through. */
 const YIELD_EVERY_MS = 10;
 
-/** How many ancestors ommer validation looks at (depth 1..6 plus the ommer's parent). */
-const OMMER_WINDOW = 7;
-
 /**
  * Bytes of an encoded block besides its transactions, kept free under EIP-7934's size limit: the
  * header (about 700 bytes with every post-Prague field), list prefixes and an empty withdrawals list.
  */
 const BLOCK_SIZE_RESERVE = 4096;
+
+/**
+ * The building state's account, storage and code caches carry over from block to block, so that the
+ * next block finds the accounts it touches in memory. They are ethereumjs' ordered maps, which never
+ * evict (an LRU could evict a write before it is flushed): every account and slot a block touched
+ * stayed in memory for good. They are emptied between blocks once they may hold more than this many
+ * entries (README, "Memory").
+ */
+const BUILD_STATE_CACHE_ENTRIES = 50_000;
 
 export interface BuiltBlock {
   block: Block;
@@ -84,6 +92,7 @@ export class Chain {
     readonly store: ChainStore,
     private readonly stateDb: StateDb,
     private readonly buildVm: VM,
+    private readonly buildCaches: BoundedStateCaches,
     /** Reads and simulations (eth_call, eth_estimateGas) run here, never on the building state. */
     readonly readVm: VM,
     /** Makes a VM over a state database the way every VM of this chain is made. */
@@ -99,15 +108,17 @@ export class Chain {
     try {
       const store = new ChainStore(kv, (rlp) => spec.decodeBlock(rlp));
       const stateDb = new StateDb(kv);
-      const blockchain = new BlockHashLookup(store);
-      const newVm = async (db: StateDb): Promise<VM> => {
-        const vm = await createVM({ common: spec.common.copy(), stateManager: await openState(db), blockchain });
+      const newVm = async (db: StateDb, caches = new Caches()): Promise<VM> => {
+        // Each VM its own lookup: BLOCKHASH follows the branch of the block that VM executes.
+        const blockchain = new BlockHashLookup(store);
+        const vm = await createVM({ common: spec.common.copy(), stateManager: await openState(db, caches), blockchain });
         installPointEvaluation(vm.evm, kzgVerifier.verify);
         return vm;
       };
-      const buildVm = await newVm(stateDb);
+      const buildCaches = new BoundedStateCaches(new Caches(), BUILD_STATE_CACHE_ENTRIES);
+      const buildVm = await newVm(stateDb, buildCaches.caches);
       const readVm = await newVm(stateDb);
-      const chain = new Chain(spec, kv, store, stateDb, buildVm, readVm, newVm, kzgVerifier, options);
+      const chain = new Chain(spec, kv, store, stateDb, buildVm, buildCaches, readVm, newVm, kzgVerifier, options);
       await chain.initialise(location);
       return chain;
     } catch (err) {
@@ -133,7 +144,7 @@ export class Chain {
     await this.exclusive(async () => {
       // A validation in progress reads the database: let it finish first.
       await this.scratch?.then((scratch) => scratch.idle(), () => undefined);
-      if (!(this.options.syncEachBlock ?? true)) await this.kv.write([this.store.headOp(this.head.hash)], { sync: true });
+      if (!this.syncEachBlock) await this.kv.write([this.store.headOp(this.head.hash)], { sync: true });
       await this.kv.close();
       await this.kzgVerifier.close();
     });
@@ -176,7 +187,10 @@ export class Chain {
     if (!equalsBytes(built.block.header.parentHash, this.head.hash)) throw new Error('built block no longer extends the head');
     const header: HeaderData = { ...built.headerData, extraData: sealedExtraData };
     const sealed = this.spec.createBlock(header, [...built.block.transactions], built.block.withdrawals);
-    return this.storeAsHead(sealed, built.receipts);
+    const event = await this.storeAsHead(sealed, built.receipts);
+    // Building flushed every write into the stored batch: nothing in the caches is unwritten now.
+    this.buildCaches.trim();
+    return event;
   }
 
   discardBuilt(): Promise<void> {
@@ -188,9 +202,15 @@ export class Chain {
     await this.resetBuildState();
   }
 
-  /** Executes a block from elsewhere (sync, `blocks import`) and stores it as the new head. */
-  importBlock(block: Block): Promise<NewHeadEvent> {
-    return this.exclusive(() => this.importUnlocked(block));
+  /**
+   * Executes a block from elsewhere (sync, `blocks import`) on its parent's state and stores it. Its
+   * parent may be the head or any stored block; Besu's fork choice then decides: a block extending the
+   * head becomes the head; a block on another branch becomes the head (a re-org) only when its total
+   * difficulty exceeds the head's, otherwise it is kept off the canonical chain (a fork) and answers
+   * undefined. A block already stored answers undefined too.
+   */
+  importBlock(block: Block): Promise<NewHeadEvent | undefined> {
+    return this.exclusive(() => (equalsBytes(block.header.parentHash, this.head.hash) ? this.importUnlocked(block) : this.importOffHead(block)));
   }
 
   private async importUnlocked(block: Block): Promise<NewHeadEvent> {
@@ -206,12 +226,101 @@ export class Chain {
       return event;
     }
     try {
-      const receipts = await this.execute(this.buildVm, block, this.head.stateRoot);
+      const receipts = await this.execute(this.buildVm, block, this.head.hash, this.head.stateRoot);
       return await this.storeAsHead(block, receipts);
     } catch (err) {
       await this.resetBuildState();
       throw err;
     }
+  }
+
+  /**
+   * A block whose parent is a stored block other than the head (Besu's `DefaultBlockchain`: a fork, or
+   * a re-org when it outweighs the head). Executed on its parent's state like any block; the state
+   * trie is content-addressed, so the branch's state nodes sit beside the canonical chain's.
+   */
+  private async importOffHead(block: Block): Promise<NewHeadEvent | undefined> {
+    const hash = block.hash();
+    if ((await this.store.getTotalDifficulty(hash)) !== undefined) return undefined;
+    const parentHash = block.header.parentHash;
+    const parent = await this.store.getBlock(parentHash);
+    const parentTd = await this.store.getTotalDifficulty(parentHash);
+    if (!parent || parentTd === undefined) throw new Error(`unknown parent block ${bytesToHex(parentHash)}`);
+    const totalDifficulty = parentTd + block.header.difficulty;
+    try {
+      const receipts = await this.execute(this.buildVm, block, parentHash, parent.header.stateRoot);
+      const stateOps = this.stateDb.drainStaged();
+      if (totalDifficulty > this.head.totalDifficulty) return await this.reorganise(block, hash, receipts, totalDifficulty, stateOps);
+      await this.kv.write([...stateOps, ...this.store.storedBlockOps(block, hash, receipts, totalDifficulty)], { sync: this.syncEachBlock });
+      this.store.rememberWritten(block, hash, receipts);
+      await this.resetBuildState();
+      return undefined;
+    } catch (err) {
+      await this.resetBuildState();
+      throw err;
+    }
+  }
+
+  /**
+   * Makes `tip`, just executed on its parent's state, the head although its parent is not (Besu's
+   * `handleChainReorg`): the canonical index and the transaction lookups move from the old branch to
+   * the new one, down to the common ancestor. The branch's other blocks were stored (executed, with
+   * state and receipts) as they came. One batch, head pointer last: a crash leaves either the old head
+   * with its whole branch canonical or the new one with its own, never a mix.
+   */
+  private async reorganise(tip: Block, hash: Uint8Array, receipts: StoredReceipt[], totalDifficulty: bigint, stateOps: KvOp[]): Promise<NewHeadEvent> {
+    const added: { block: Block; hash: Uint8Array }[] = [{ block: tip, hash }];
+    let ancestorHash = tip.header.parentHash;
+    for (;;) {
+      const block = await this.store.getBlock(ancestorHash);
+      if (!block) throw new Error(`database is inconsistent: block ${bytesToHex(ancestorHash)} of a side branch is missing`);
+      if (await this.store.isCanonical(ancestorHash, block.header.number)) break;
+      added.unshift({ block, hash: ancestorHash });
+      ancestorHash = block.header.parentHash;
+    }
+    const ancestorNumber = added[0]!.block.header.number - 1n;
+    const removed: { block: Block; hash: Uint8Array }[] = [];
+    for (let n = this.head.number; n > ancestorNumber; n--) {
+      const removedHash = await this.store.getCanonicalHash(n);
+      const block = removedHash && (await this.store.getBlock(removedHash));
+      if (!removedHash || !block) throw new Error(`database is inconsistent: canonical block #${n} is missing`);
+      removed.push({ block, hash: removedHash });
+    }
+
+    const addedTxs = new Set(added.flatMap(({ block }) => block.transactions.map((tx) => bytesToHex(tx.hash()))));
+    const ops: KvOp[] = [...stateOps, ...this.store.storedBlockOps(tip, hash, receipts, totalDifficulty)];
+    for (const { block } of removed) {
+      for (const tx of block.transactions) if (!addedTxs.has(bytesToHex(tx.hash()))) ops.push(this.store.txLookupDeleteOp(tx.hash()));
+    }
+    for (let n = tip.header.number + 1n; n <= this.head.number; n++) ops.push(this.store.canonicalDeleteOp(n));
+    for (const { block, hash: addedHash } of added) ops.push(...this.store.canonicalOps(block, addedHash));
+    ops.push(this.store.headOp(hash));
+    await this.kv.write(ops, { sync: this.syncEachBlock });
+    this.store.rememberWritten(tip, hash, receipts);
+    this.setHead(tip, hash, totalDifficulty);
+
+    // Transactions of the old branch the new one does not carry, oldest first: the pool takes them back.
+    const removedTransactions = removed
+      .slice()
+      .reverse()
+      .flatMap(({ block }) => block.transactions.filter((tx) => !addedTxs.has(bytesToHex(tx.hash()))));
+    // Nonces at the new head of every sender on either branch: on the old one they may move back.
+    const senders = new Map<string, Address>();
+    for (const { block } of [...removed, ...added]) for (const tx of block.transactions) senders.set(tx.getSenderAddress().toString(), tx.getSenderAddress());
+    const senderNonces: [string, bigint][] = [];
+    for (const [key, address] of senders) senderNonces.push([key, (await this.buildVm.stateManager.getAccount(address))?.nonce ?? 0n]);
+    return {
+      head: this.head,
+      removedBlocks: removed.map((r) => r.hash),
+      addedBlocks: added.map((a) => a.hash),
+      includedTxHashes: added.flatMap(({ block }) => block.transactions.map((tx) => tx.hash())),
+      senderNonces,
+      removedTransactions: removedTransactions.map((tx) => tx.serialize()),
+    };
+  }
+
+  private get syncEachBlock(): boolean {
+    return this.options.syncEachBlock ?? true;
   }
 
   /**
@@ -240,7 +349,7 @@ export class Chain {
         validateHeader(block.header, parent.header, options);
         const senderKeys = recoverSenders(block);
         await validateBody(block, options);
-        const receipts = await this.execute(vm, block, parent.header.stateRoot);
+        const receipts = await this.execute(vm, block, parentHash, parent.header.stateRoot);
         this.executed = { hash: block.hash(), parentHash, bodyDigest: bodyDigest(block), receipts, stateOps: takeWrites(), senderKeys };
         return { valid: true };
       } catch (err) {
@@ -254,7 +363,8 @@ export class Chain {
    * whose state root, receipts root, bloom or gas used disagree with execution. With QBFT rewards
    * configured, fees and the block reward go to the mining beneficiary.
    */
-  private async execute(vm: VM, block: Block, parentStateRoot: Uint8Array): Promise<StoredReceipt[]> {
+  private async execute(vm: VM, block: Block, parentHash: Uint8Array, parentStateRoot: Uint8Array): Promise<StoredReceipt[]> {
+    branchLookupOf(vm).tip = parentHash;
     vm.common.setHardforkBy({ blockNumber: block.header.number, timestamp: block.header.timestamp });
     const result = await runBlockWithRewards(vm, this.spec, block, {
       root: parentStateRoot,
@@ -278,13 +388,17 @@ export class Chain {
 
   /** Hashes of a block's ancestors within ommer depth, parent first; a block without ommers needs none. */
   private async ommerAncestors(block: Block, parentHash: Uint8Array): Promise<Uint8Array[]> {
-    if (block.uncleHeaders.length === 0) return [];
-    const hashes = [parentHash];
-    for (let hash = parentHash; hashes.length < OMMER_WINDOW; ) {
-      const ancestor = await this.store.getBlock(hash);
-      if (!ancestor || ancestor.header.number === 0n) break;
-      hash = ancestor.header.parentHash;
-      hashes.push(hash);
+    return block.uncleHeaders.length === 0 ? [] : this.recentAncestors(parentHash);
+  }
+
+  /** `hash` and its ancestors within ommer depth, newest first (on its own branch). */
+  async recentAncestors(hash: Uint8Array): Promise<Uint8Array[]> {
+    const hashes = [hash];
+    for (let at = hash; hashes.length < OMMER_WINDOW; ) {
+      const block = await this.store.getBlock(at);
+      if (!block || block.header.number === 0n) break;
+      at = block.header.parentHash;
+      hashes.push(at);
     }
     return hashes;
   }
@@ -352,7 +466,7 @@ export class Chain {
     const hash = genesis.hash();
     const td = genesis.header.difficulty;
     const ops = [...this.stateDb.drainStaged(), ...this.store.genesisOps(hash), ...this.store.blockOps(genesis, hash, [], td)];
-    await this.kv.write(ops, { sync: (this.options.syncEachBlock ?? true) });
+    await this.kv.write(ops, { sync: this.syncEachBlock });
     this.store.rememberWritten(genesis, hash, []);
     this.setHead(genesis, hash, td);
   }
@@ -384,6 +498,7 @@ export class Chain {
   private async build(req: BuildRequest): Promise<BuiltBlock> {
     const parent = this.headBlock.header;
     const vm = this.buildVm;
+    branchLookupOf(vm).tip = this.head.hash;
     const common = vm.common;
     common.setHardforkBy({ blockNumber: parent.number + 1n, timestamp: req.timestamp });
     // EIP-1559's first block: the limit is measured from twice the parent's (elasticity 2), so the
@@ -538,7 +653,7 @@ export class Chain {
     const td = this.head.totalDifficulty + block.header.difficulty;
     const ops = [...stateOps, ...this.store.blockOps(block, hash, receipts, td)];
     // The block becomes the head — for the head view, pool, consensus, peers and receipt readers — only once this returns.
-    await this.kv.write(ops, { sync: (this.options.syncEachBlock ?? true) });
+    await this.kv.write(ops, { sync: this.syncEachBlock });
     this.store.rememberWritten(block, hash, receipts);
     this.setHead(block, hash, td);
 
@@ -550,6 +665,7 @@ export class Chain {
       addedBlocks: [hash],
       includedTxHashes: block.transactions.map((tx) => tx.hash()),
       senderNonces: [...senderNonces],
+      removedTransactions: [],
     };
   }
 
@@ -560,9 +676,9 @@ export class Chain {
   }
 }
 
-async function openState(stateDb: StateDb): Promise<MerkleStateManager> {
+async function openState(stateDb: StateDb, caches: Caches): Promise<MerkleStateManager> {
   const trie = await createMPT({ db: stateDb, useKeyHashing: true, valueEncoding: 'view' });
-  return new MerkleStateManager({ trie, caches: new Caches() });
+  return new MerkleStateManager({ trie, caches });
 }
 
 /** The receipts trie root of consensus-encoded receipts. */
@@ -644,14 +760,21 @@ function toStoredReceipt(
   return receipt;
 }
 
-/** BLOCKHASH needs the canonical block by number; the VM asks through this. */
+/**
+ * BLOCKHASH needs a block's ancestor by number; the VM asks through this. The ancestors are those of
+ * `tip` (the parent of the block being executed), which on a side branch are not the canonical blocks;
+ * without a tip (reads, eth_call) they are the canonical ones.
+ */
 class BlockHashLookup {
+  tip: Uint8Array | undefined;
+
   constructor(private readonly store: ChainStore) {}
 
   async getBlock(blockId: number): Promise<{ hash(): Uint8Array }> {
-    const hash = await this.store.getCanonicalHash(BigInt(blockId));
-    const found = hash ?? new Uint8Array(32);
-    return { hash: () => found };
+    const number = BigInt(blockId);
+    const found = this.tip === undefined ? await this.store.getCanonicalHash(number) : (await this.store.branchBlocks(this.tip, number, number))[0]?.hash();
+    const hash = found ?? new Uint8Array(32);
+    return { hash: () => hash };
   }
 
   async putBlock(): Promise<void> {}
@@ -661,3 +784,6 @@ class BlockHashLookup {
   }
 }
 
+function branchLookupOf(vm: VM): BlockHashLookup {
+  return vm.blockchain as unknown as BlockHashLookup;
+}

@@ -45,6 +45,9 @@ export interface ImportRuleOptions {
 /** The rules of a chain, without the per-block facts (ancestor window, parent TD) the importer adds. */
 export type ChainImportRules = Omit<ImportRuleOptions, 'recentAncestors' | 'parentTotalDifficulty'>;
 
+/** How many ancestors ommer validation looks at (depth 1..6 plus the ommer's parent). */
+export const OMMER_WINDOW = 7;
+
 /** Besu's `MAXIMUM_UNCLE_GENERATION`: an ommer is at most six generations below the block. */
 const MAX_OMMER_DEPTH = 6n;
 const MAX_OMMERS = 2;

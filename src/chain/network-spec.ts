@@ -1,8 +1,9 @@
 import type { Block, HeaderData } from '@ethereumjs/block';
-import { Block as BlockClass, createBlockFromRLP, createBlockHeader } from '@ethereumjs/block';
+import { Block as BlockClass, createBlockHeader } from '@ethereumjs/block';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import type { Withdrawal } from '@ethereumjs/util';
 import type { ChainSpec } from './chain-spec.js';
+import { blockFromRlp } from '../shared/ethereum/block-decode.js';
 import { buildGenesis, genesisBlock, writeGenesisState } from '../shared/ethereum/common.js';
 import { parseGenesisJson } from '../shared/ethereum/genesis.js';
 import { MergeTransition, mergeTotalDifficulty } from '../shared/ethereum/merge-transition.js';
@@ -32,7 +33,7 @@ export async function chainSpecFromGenesis(genesisJson: string, networkId?: bigi
     genesisBlock: (stateRoot) => genesisBlock(genesis, common, stateRoot),
     decodeBlock: qbft
       ? (rlp) => qbftBlockFromRlp(rlp, common)
-      : (rlp) => createBlockFromRLP(rlp, { common, setHardfork: true, skipConsensusFormatValidation: true }),
+      : (rlp) => blockFromRlp(rlp, { common, setHardfork: true, skipConsensusFormatValidation: true }),
     createBlock: (headerData: HeaderData, transactions: TypedTransaction[], withdrawals?: Withdrawal[]): Block => {
       const opts = { common, setHardfork: true, skipConsensusFormatValidation: true } as const;
       const header = qbft ? createQbftHeader(headerData, opts) : createBlockHeader(headerData, opts);

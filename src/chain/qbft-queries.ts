@@ -8,7 +8,7 @@ import { Address, equalsBytes } from '@ethereumjs/util';
 import type { Chain } from './chain.js';
 import type { HeaderSummary } from '../shared/qbft/validators.js';
 
-function summary(block: Block): HeaderSummary {
+export function headerSummary(block: Block): HeaderSummary {
   const h = block.header;
   return { number: h.number, hash: block.hash(), coinbase: h.coinbase.bytes, extraData: h.extraData, timestamp: h.timestamp, gasLimit: h.gasLimit };
 }
@@ -20,7 +20,7 @@ export async function headerSummaries(chain: Chain, from: bigint, to: bigint): P
   for (let n = from < 0n ? 0n : from; n <= to && n <= head; n++) {
     const block = await chain.store.getBlockByNumber(n);
     if (!block) break;
-    result.push(summary(block));
+    result.push(headerSummary(block));
   }
   return result;
 }
@@ -30,7 +30,7 @@ export async function headerSummaryByHash(chain: Chain, hash: Uint8Array): Promi
   if (!block) return null;
   // Only canonical blocks count (a QBFT chain has no others, but a stale entry must not answer).
   const canonical = await chain.store.getCanonicalHash(block.header.number);
-  return canonical && equalsBytes(canonical, hash) ? summary(block) : null;
+  return canonical && equalsBytes(canonical, hash) ? headerSummary(block) : null;
 }
 
 /**
@@ -40,6 +40,11 @@ export async function headerSummaryByHash(chain: Chain, hash: Uint8Array): Promi
 export async function callOnState(chain: Chain, blockNumber: bigint, to: Uint8Array, data: Uint8Array): Promise<Uint8Array> {
   const block = await chain.store.getBlockByNumber(blockNumber);
   if (!block) throw new Error(`block ${blockNumber} is not in the chain`);
+  return callOnBlockState(chain, block, to, data);
+}
+
+/** `callOnState` on the state after `block`, which may be a block off the canonical chain. */
+export function callOnBlockState(chain: Chain, block: Block, to: Uint8Array, data: Uint8Array): Promise<Uint8Array> {
   return chain.withStateAt(block.header.stateRoot, async (vm) => {
     vm.common.setHardforkBy({ blockNumber: block.header.number, timestamp: block.header.timestamp });
     await vm.evm.journal.checkpoint();

@@ -1,3 +1,4 @@
+import type { Caches } from '@ethereumjs/statemanager';
 import type { BatchDBOp, DB } from '@ethereumjs/util';
 import { hexToBytes } from '@ethereumjs/util';
 import type { KvOp, KvStore } from './kv-store.js';
@@ -50,6 +51,32 @@ export class StateDb implements DB<string, string | Uint8Array> {
   /** Drops staged writes of a block that will not be stored (a failed build or import). */
   discardStaged(): void {
     this.staged = new Map();
+  }
+}
+
+/**
+ * ethereumjs state caches (ordered maps: they never evict) emptied between blocks once they may have
+ * grown past `limit` entries.
+ */
+export class BoundedStateCaches {
+  /** An upper bound of the entries added since the last clear: every miss and write may add one. */
+  private added = 0;
+
+  constructor(
+    readonly caches: Caches,
+    private readonly limit: number,
+  ) {}
+
+  /** Only between blocks: with a checkpoint open or writes unflushed, clearing would lose state. */
+  trim(): void {
+    for (const cache of [this.caches.account, this.caches.storage, this.caches.code]) {
+      if (cache === undefined) continue;
+      const { reads, hits, writes } = cache.stats(true);
+      this.added += reads - hits + writes;
+    }
+    if (this.added <= this.limit) return;
+    this.caches.clear();
+    this.added = 0;
   }
 }
 

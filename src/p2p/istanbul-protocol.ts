@@ -9,6 +9,14 @@ import * as snappy from 'snappyjs';
 /** Message codes 0x00–0x15 (QBFT uses 0x12–0x15). */
 export const ISTANBUL_PROTOCOL_LENGTH = 0x16;
 
+/**
+ * The codes QBFT sends: PROPOSAL, PREPARE, COMMIT, ROUND_CHANGE. Besu refuses any other code of the
+ * protocol as a breach of protocol (an invalid message code for it).
+ */
+export function isQbftMessageCode(code: number): boolean {
+  return code >= 0x12 && code <= 0x15;
+}
+
 export class IstanbulProtocol {
   /** Set by the owner once the peer is accepted; messages before that are dropped. */
   onMessage: ((code: number, data: Uint8Array) => void) | undefined;

@@ -28,7 +28,22 @@ import type { Enode } from '../shared/ethereum/enode.js';
 import { checkRemoteStatus, genesisForkSchedule } from './eth-status.js';
 import type { EthStatus } from './eth-status.js';
 import type { ForkSchedule } from '../shared/ethereum/fork-id.js';
-import { ISTANBUL_CAPABILITY, IstanbulProtocol } from './istanbul-protocol.js';
+import { ISTANBUL_CAPABILITY, IstanbulProtocol, isQbftMessageCode } from './istanbul-protocol.js';
+import {
+  MAX_ANSWER_BYTES,
+  MAX_FETCHES_PENDING,
+  MAX_HASHES_PER_REQUEST,
+  MAX_MESSAGE_SIZE,
+  MAX_POOLED_TRANSACTIONS_SERVED,
+  MAX_REQUESTS_IN_FLIGHT,
+  MESSAGE_BUDGET,
+  REQUEST_BUDGET,
+  TokenBucket,
+  groupsWithin,
+  leadingItemsWithin,
+} from './peer-limits.js';
+import { MessageTooLarge, closeSlowHandshakes, helloMatchesHandshake, limitBaseProtocol, limitMessageSize, socketOf } from './rlpx-guard.js';
+import type { Socket } from 'node:net';
 import { nodeInfo, localEnode, peerInfo } from './node-info.js';
 import { PeerTable, DEFAULT_BACKOFF } from './peer-table.js';
 import type { BackoffSettings } from './peer-table.js';
@@ -119,9 +134,19 @@ interface Connection {
   status?: EthStatus;
   /** Transaction hashes (hex) this peer sent or was sent: not gossiped to it again. */
   knownTxs: RecentKeys;
+  /** The peer's requests (Get*) and other messages against their budgets (peer-limits.ts). */
+  requests: TokenBucket;
+  messages: TokenBucket;
+  /** The peer's requests being answered now. */
+  answering: number;
 }
 
 const MAINTENANCE_INTERVAL_MS = 250;
+const STATUS_CODE = 0x00;
+/** The codes eth/68 defines after Status (GetNodeData/NodeData left with eth/67). */
+const ETH68_MESSAGE_CODES: ReadonlySet<number> = new Set(Object.values(EthCode));
+/** The requests a peer makes of this node, held to REQUEST_BUDGET. */
+const REQUEST_CODES: ReadonlySet<number> = new Set([EthCode.GetBlockHeaders, EthCode.GetBlockBodies, EthCode.GetPooledTransactions, EthCode.GetReceipts]);
 /** Transaction hashes remembered per peer (Besu keeps a similar bounded "seen" set per peer). */
 const KNOWN_TXS_PER_PEER = 8192;
 /** EIP-4844 blob transactions are only announced by hash (eth/68), never sent whole unasked. */
@@ -172,6 +197,10 @@ export class P2pService {
   private nextRequestId = 1n;
   /** Blocks are announced (NewBlockHashes) only on chains that never merge: after the merge peers refuse them. */
   private readonly announceBlocks: boolean;
+  /** Sockets of peers that completed Hello (inbound sockets that never do are closed). */
+  private readonly pastHello = new WeakSet<Socket>();
+  /** Peers disconnected for a breach of protocol, whose socket is about to be closed. */
+  private readonly breached = new WeakSet<RlpxPeer>();
 
   constructor(
     private readonly config: P2pServiceConfig,
@@ -208,8 +237,15 @@ export class P2pService {
       this.listener = undefined;
       throw err;
     });
-    const address = listener['_server']?.address();
+    const server = listener['_server']!;
+    const address = server.address();
     this.listenPort = typeof address === 'object' && address ? address.port : this.config.listenPort;
+    // Sockets still in the handshake count too: the library tracks none of them before Hello.
+    server.maxConnections = listener['_maxPeers'];
+    closeSlowHandshakes(server, (socket) => this.pastHello.has(socket));
+    // Each frame is written as a header and a body: with Nagle's algorithm the body waits for the
+    // peer's delayed ACK of the header (tens of ms per QBFT message). Besu's sockets are TCP_NODELAY too.
+    server.on('connection', (socket: Socket) => socket.setNoDelay(true));
     // With port 0 the port is known only now; Hello announces the field read at each connection.
     listener['_listenPort'] = this.listenPort;
     listener.events.on('error', (err: Error) => this.events.log?.(`P2P listener error: ${err.message}`, 'warn'));
@@ -374,9 +410,13 @@ export class P2pService {
   private watch(rlpx: RLPx, inbound: boolean): void {
     rlpx.events.on('peer:added', (peer: RlpxPeer) => this.onPeerAdded(peer, inbound));
     rlpx.events.on('peer:removed', (peer: RlpxPeer, reason: unknown, byUs: boolean | null) => this.onPeerRemoved(peer, reason, byUs));
+    // The library reports here what it caught in a peer's frames or handlers (bad MAC, undecodable
+    // RLP, a Status it refused, a socket error); it has already disconnected the peer where it could.
     rlpx.events.on('peer:error', (peer: RlpxPeer, err: unknown) => {
+      if (err instanceof MessageTooLarge || this.breached.has(peer)) return; // reported once, by breach()
       const id = peer.getId();
       this.events.log?.(`Peer ${id ? hex(id).slice(0, 16) : '?'}…: ${errorMessage(err)}`, 'debug');
+      this.closeSoon(peer);
     });
   }
 
@@ -457,6 +497,7 @@ export class P2pService {
   private onPeerAdded(peer: RlpxPeer, inbound: boolean): void {
     const id = peer.getId();
     if (id === null) return peer.disconnect(DISCONNECT_REASON.INVALID_IDENTITY);
+    if (!helloMatchesHandshake(peer)) return peer.disconnect(DISCONNECT_REASON.UNEXPECTED_IDENTITY);
     const idHex = hex(id);
     if (!inbound) this.dialling.delete(idHex);
     if (this.stopped) return peer.disconnect(DISCONNECT_REASON.CLIENT_QUITTING);
@@ -479,16 +520,35 @@ export class P2pService {
     const eth = protocols.find((p): p is ETH => p instanceof ETH);
     if (!eth) return peer.disconnect(DISCONNECT_REASON.USELESS_PEER);
     const istanbul = (protocols as unknown[]).find((p): p is IstanbulProtocol => p instanceof IstanbulProtocol);
-    const connection: Connection = { peer, idHex, address: hex(keccak_256(id).subarray(12)), inbound, eth, istanbul, knownTxs: new RecentKeys(KNOWN_TXS_PER_PEER) };
+    const now = Date.now();
+    const connection: Connection = {
+      peer,
+      idHex,
+      address: hex(keccak_256(id).subarray(12)),
+      inbound,
+      eth,
+      istanbul,
+      knownTxs: new RecentKeys(KNOWN_TXS_PER_PEER),
+      requests: new TokenBucket(REQUEST_BUDGET, now),
+      messages: new TokenBucket(MESSAGE_BUDGET, now),
+      answering: 0,
+    };
     this.connections.set(idHex, connection);
+    this.pastHello.add(socketOf(peer));
+    socketOf(peer).setNoDelay(true);
+    limitMessageSize(peer, (declared) => this.breach(connection, `message of ${declared} bytes (limit ${MAX_MESSAGE_SIZE})`));
+    limitBaseProtocol(peer, (why) => this.breach(connection, why));
+    this.guardEth(connection);
     if (istanbul) {
       istanbul.onMessage = (code, data) => {
-        if (connection.status && this.connections.get(idHex) === connection) this.events.onIstanbulMessage?.(code, data, idHex);
+        if (this.connections.get(idHex) !== connection) return;
+        if (!isQbftMessageCode(code)) return this.breach(connection, `istanbul message code 0x${code.toString(16)}`);
+        // A QBFT message before Status is dropped, not a breach: Besu may gossip as soon as Hello is done.
+        if (connection.status) this.events.onIstanbulMessage?.(code, data, idHex);
       };
     }
     // Listen before sending: when the peer's Status came first, sendStatus emits `status` at once.
     eth.events.on('status', (status: unknown) => this.onStatus(connection, status));
-    eth.events.on('message', (code: number, payload: unknown) => this.onEthMessage(connection, code, payload));
     try {
       eth.sendStatus({
         td: bigIntToBytes(this.head.totalDifficulty),
@@ -516,7 +576,7 @@ export class P2pService {
     }
     connection.status = status;
     this.table.connected(connection.idHex);
-    void this.sync?.learnPeerHead(connection.idHex, status.bestHash);
+    void this.sync?.learnPeerHead(connection.idHex, status.bestHash, status.totalDifficulty);
     const clientId = connection.peer.getHelloMessage()?.clientId ?? '?';
     this.events.log?.(`Connected to peer ${connection.idHex.slice(0, 16)}… (${clientId}, ${connection.inbound ? 'inbound' : 'outbound'})`);
     this.publishPeerCount();
@@ -550,33 +610,89 @@ export class P2pService {
     this.publishPeerCount();
   }
 
+  /**
+   * Disconnects a peer that broke the protocol or a limit (garbage, an oversized or out-of-protocol
+   * message, a flood of requests) with BREACH_OF_PROTOCOL (0x02), as Besu does, and logs it once.
+   */
+  private breach(connection: Connection, why: string): void {
+    if (this.breached.has(connection.peer)) return;
+    this.breached.add(connection.peer);
+    this.events.log?.(`Disconnecting peer ${connection.idHex.slice(0, 16)}… (breach of protocol): ${why}`, 'debug');
+    this.drop(connection, DISCONNECT_REASON.PROTOCOL_ERROR);
+    this.closeSoon(connection.peer);
+  }
+
+  /**
+   * Closes a disconnected peer's socket once the Disconnect message had time to leave. The library
+   * only half-closes it (after 2 s), and before the handshake it cannot send a Disconnect at all:
+   * a peer that keeps its end open would otherwise keep the socket.
+   */
+  private closeSoon(peer: RlpxPeer): void {
+    const socket = socketOf(peer);
+    const handshakeDone = peer.getHelloMessage() !== null;
+    if (!handshakeDone) return void socket.destroy();
+    setTimeout(() => socket.destroy(), 3_000).unref();
+  }
+
+  /**
+   * Takes the eth messages after Status from the library: a code eth/68 does not define, or a
+   * payload that does not decode to a list, is a breach (the library would ignore the first and
+   * disconnect with SUBPROTOCOL_ERROR on the second). Status stays the library's, and so does its
+   * SUBPROTOCOL_ERROR (0x10) for a wrong network, genesis or fork id, as Besu answers them.
+   */
+  private guardEth(connection: Connection): void {
+    const eth = connection.eth as unknown as { _handleMessage(code: number, data: Uint8Array): void };
+    const handleStatus = eth._handleMessage.bind(eth);
+    eth._handleMessage = (code, data) => {
+      if (code === STATUS_CODE) return handleStatus(code, data);
+      if (!ETH68_MESSAGE_CODES.has(code)) return this.breach(connection, `eth message code 0x${code.toString(16)}`);
+      let payload: Uint8Array | NestedUint8Array;
+      try {
+        payload = RLP.decode(data);
+      } catch (err) {
+        return this.breach(connection, `undecodable eth message 0x${code.toString(16)}: ${errorMessage(err)}`);
+      }
+      if (!Array.isArray(payload)) return this.breach(connection, `eth message 0x${code.toString(16)} is not a list`);
+      this.onEthMessage(connection, code, payload);
+    };
+  }
+
   // ---------------------------------------------------------------------------------------------
   // eth/68 blocks: serving peers, requests of the sync, announcements
   // ---------------------------------------------------------------------------------------------
 
-  private onEthMessage(connection: Connection, code: number, raw: unknown): void {
-    if (!connection.status || this.connections.get(connection.idHex) !== connection) return;
+  private onEthMessage(connection: Connection, code: number, payload: NestedUint8Array): void {
+    if (this.connections.get(connection.idHex) !== connection) return;
+    const name = `eth message 0x${code.toString(16)}`;
+    if (!connection.status) return this.breach(connection, `${name} before Status`);
+    const now = Date.now();
+    if (REQUEST_CODES.has(code)) {
+      if (!connection.requests.take(now)) return this.breach(connection, `more than ${REQUEST_BUDGET.perSecond} requests a second`);
+      if (connection.answering >= MAX_REQUESTS_IN_FLIGHT) return this.breach(connection, `more than ${MAX_REQUESTS_IN_FLIGHT} requests in flight`);
+    } else if (!connection.messages.take(now)) {
+      return this.breach(connection, `more than ${MESSAGE_BUDGET.perSecond} messages a second`);
+    }
     try {
-      const payload = raw as NestedUint8Array;
       switch (code) {
         case EthCode.GetBlockHeaders: {
           const [id, body] = requestParts(payload);
           const query = byteStrings(body, 'GetBlockHeaders');
           if (query.length !== 4) throw new Error('malformed GetBlockHeaders');
           const [origin, amount, skip, reverse] = query;
+          const byNumber = origin!.length !== 32;
           this.answer(connection, id, EthCode.BlockHeaders, () =>
             this.config.chain?.headers({
-              origin: origin!.length === 32 ? origin! : bytesToBigInt(origin!),
-              amount: Number(bytesToBigInt(amount!)),
-              skip: Number(bytesToBigInt(skip!)),
-              reverse: bytesToBigInt(reverse!) !== 0n,
+              origin: byNumber ? uint64(origin!) : origin!,
+              amount: Number(uint64(amount!)),
+              skip: Number(uint64(skip!)),
+              reverse: uint64(reverse!) !== 0n,
             }),
           );
           return;
         }
         case EthCode.GetBlockBodies: {
           const [id, body] = requestParts(payload);
-          const hashes = byteStrings(body, 'GetBlockBodies');
+          const hashes = byteStrings(body, 'GetBlockBodies').slice(0, MAX_HASHES_PER_REQUEST);
           this.answer(connection, id, EthCode.BlockBodies, () => this.config.chain?.bodies(hashes));
           return;
         }
@@ -585,7 +701,7 @@ export class P2pService {
           return this.answer(connection, requestParts(payload)[0], EthCode.Receipts, async () => []);
         case EthCode.GetPooledTransactions: {
           const [id, body] = requestParts(payload);
-          const hashes = byteStrings(body, 'GetPooledTransactions');
+          const hashes = byteStrings(body, 'GetPooledTransactions').slice(0, MAX_POOLED_TRANSACTIONS_SERVED);
           this.answer(connection, id, EthCode.PooledTransactions, () => this.config.txpool?.pooled(hashes), transactionItem);
           return;
         }
@@ -593,9 +709,17 @@ export class P2pService {
           this.receiveTransactions(connection, payload);
           return;
         case EthCode.NewPooledTransactionHashes: {
-          // eth/68: [types, [size…], [hash…]].
-          const hashes = byteStrings(payload[2], 'NewPooledTransactionHashes');
-          if (hashes.some((h) => h.length !== 32)) throw new Error('malformed NewPooledTransactionHashes');
+          // eth/68: [types, [size…], [hash…]], the three of one length.
+          const [types, sizes, hashList] = payload;
+          const hashes = byteStrings(hashList, 'NewPooledTransactionHashes');
+          const wellFormed =
+            payload.length === 3 &&
+            types instanceof Uint8Array &&
+            types.length === hashes.length &&
+            Array.isArray(sizes) &&
+            sizes.length === hashes.length &&
+            hashes.every((h) => h.length === 32);
+          if (!wellFormed) throw new Error('malformed NewPooledTransactionHashes');
           for (const hash of hashes) connection.knownTxs.add(hex(hash));
           void this.fetchTransactions(connection, hashes);
           return;
@@ -612,23 +736,28 @@ export class P2pService {
         case EthCode.NewBlockHashes:
           for (const item of payload) {
             const number = Array.isArray(item) ? item[1] : undefined;
-            if (number instanceof Uint8Array) this.sync?.notePeerHead(connection.idHex, bytesToBigInt(number));
+            if (number instanceof Uint8Array) this.sync?.notePeerHead(connection.idHex, uint64(number));
           }
           return;
         case EthCode.NewBlock: {
+          // [block, total difficulty]
           const header = Array.isArray(payload[0]) ? payload[0][0] : undefined;
-          if (Array.isArray(header)) this.sync?.notePeerHead(connection.idHex, numberOf(header));
+          const totalDifficulty = payload[1] instanceof Uint8Array ? bytesToBigInt(payload[1]) : undefined;
+          if (Array.isArray(header)) this.sync?.notePeerHead(connection.idHex, numberOf(header), totalDifficulty);
           return;
         }
         default:
           return;
       }
     } catch (err) {
-      this.events.log?.(`Bad eth message 0x${code.toString(16)} from peer ${connection.idHex.slice(0, 16)}…: ${errorMessage(err)}`, 'debug');
+      this.breach(connection, `malformed ${name}: ${errorMessage(err)}`);
     }
   }
 
-  /** Answers a request with the encoded items `produce` gives (none without a chain or pool). */
+  /**
+   * Answers a request with the encoded items `produce` gives (none without a chain or pool), as many
+   * as fit in MAX_ANSWER_BYTES.
+   */
   private answer(
     connection: Connection,
     id: bigint,
@@ -636,11 +765,16 @@ export class P2pService {
     produce: () => Promise<Uint8Array[]> | undefined,
     toItem: (encoded: Uint8Array) => Uint8Array | NestedUint8Array = (encoded) => RLP.decode(encoded),
   ): void {
-    (produce() ?? Promise.resolve([]))
+    const produced = produce() ?? Promise.resolve([]);
+    connection.answering++;
+    produced
       .then((items) => {
-        if (this.connections.get(connection.idHex) === connection) this.sendEth(connection, code, [id, items.map(toItem)]);
+        if (this.connections.get(connection.idHex) !== connection) return;
+        const sent = leadingItemsWithin(items, (item) => item.length, MAX_ANSWER_BYTES);
+        this.sendEth(connection, code, [id, sent.map(toItem)]);
       })
-      .catch((err: unknown) => this.events.log?.(`Could not answer peer ${connection.idHex.slice(0, 16)}…: ${errorMessage(err)}`, 'debug'));
+      .catch((err: unknown) => this.events.log?.(`Could not answer peer ${connection.idHex.slice(0, 16)}…: ${errorMessage(err)}`, 'debug'))
+      .finally(() => connection.answering--);
   }
 
   private request(peer: string, code: number, payload: unknown[]): Promise<NestedUint8Array> {
@@ -667,14 +801,17 @@ export class P2pService {
   gossipTransactions(txs: GossipTx[]): void {
     for (const connection of this.connections.values()) {
       if (!connection.status) continue;
-      const whole: (Uint8Array | NestedUint8Array)[] = [];
+      const whole: GossipTx[] = [];
       const announced: GossipTx[] = [];
       for (const tx of txs) {
         if (!connection.knownTxs.add(hex(tx.hash))) continue;
         if (tx.type === BLOB_TX_TYPE) announced.push(tx);
-        else whole.push(transactionItem(tx.raw));
+        else whole.push(tx);
       }
-      if (whole.length > 0) this.sendEth(connection, EthCode.Transactions, whole);
+      // In messages of at most MAX_ANSWER_BYTES, as Besu sends them.
+      for (const group of groupsWithin(whole, (tx) => tx.raw.length, MAX_ANSWER_BYTES)) {
+        this.sendEth(connection, EthCode.Transactions, group.map((tx) => transactionItem(tx.raw)));
+      }
       if (announced.length > 0) {
         const types = Uint8Array.from(announced.map((tx) => tx.type));
         this.sendEth(connection, EthCode.NewPooledTransactionHashes, [types, announced.map((tx) => tx.raw.length), announced.map((tx) => tx.hash)]);
@@ -695,8 +832,12 @@ export class P2pService {
   private async fetchTransactions(connection: Connection, hashes: Uint8Array[]): Promise<void> {
     const pool = this.config.txpool;
     if (!pool || hashes.length === 0) return;
+    // A peer announcing faster than it answers is not asked more: the announcements are dropped.
+    let pending = 0;
+    for (const request of this.pending.values()) if (request.peer === connection.idHex) pending++;
+    if (pending >= MAX_FETCHES_PENDING) return;
     try {
-      const wanted = await pool.unknown(hashes);
+      const wanted = (await pool.unknown(hashes.slice(0, MAX_POOLED_TRANSACTIONS_SERVED))).slice(0, MAX_POOLED_TRANSACTIONS_SERVED);
       if (wanted.length === 0) return;
       const items = await this.request(connection.idHex, EthCode.GetPooledTransactions, wanted);
       this.receiveTransactions(connection, items);
@@ -749,7 +890,7 @@ export class P2pService {
  * The Common the library's ETH protocol reads: fork hashes need the genesis hash, and the library
  * sends and compares `common.chainId()` as the Status network id.
  */
-function devp2pCommon(genesis: Genesis, genesisHash: Uint8Array, networkId: bigint): Common {
+export function devp2pCommon(genesis: Genesis, genesisHash: Uint8Array, networkId: bigint): Common {
   const common = createChainCommon(genesis, { genesisHash });
   // `--network-id` may differ from the chain id; this Common serves devp2p only.
   if (common.chainId() !== networkId) common.chainId = () => networkId;
@@ -784,11 +925,17 @@ function byteStrings(item: Uint8Array | NestedUint8Array | undefined, message: s
   return item as Uint8Array[];
 }
 
+/** A number field of at most 64 bits (block numbers, counts); anything longer is malformed. */
+function uint64(field: Uint8Array): bigint {
+  if (field.length > 8) throw new Error('number field longer than 64 bits');
+  return bytesToBigInt(field);
+}
+
 /** The request id and body of an eth/66+ request or answer. */
 function requestParts(payload: NestedUint8Array): [bigint, Uint8Array | NestedUint8Array] {
   const [id, body] = payload;
   if (!(id instanceof Uint8Array) || body === undefined) throw new Error('no request id');
-  return [bytesToBigInt(id), body];
+  return [uint64(id), body];
 }
 
 function hex(bytes: Uint8Array): string {

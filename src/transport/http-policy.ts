@@ -288,3 +288,44 @@ export function createHttpPolicy(cfg: HttpPolicyConfig): (request: HttpRequestFa
 export function bodyTooLarge(verdict: HttpProceed): HttpAnswer {
   return withCors(verdict.headers, TOO_LARGE);
 }
+
+// ---------------------------------------------------------------------------------------------
+// The WebSocket port (§6.1): host allow-list, then upgrade; plain HTTP requests are refused
+// ---------------------------------------------------------------------------------------------
+
+/** Body of the answer to a plain HTTP request on the WebSocket port. */
+export const WS_PORT_HTTP_BODY = "Websocket endpoint can't handle HTTP requests";
+
+/** What the WebSocket port reads of a plain HTTP request. */
+export interface WsPortRequestFacts {
+  method: string;
+  path: string;
+  host: string | undefined;
+}
+
+export interface WsPortPolicy {
+  /** The answer refusing a WebSocket handshake, or undefined to upgrade it (on any path). */
+  upgrade(host: string | undefined): HttpAnswer | undefined;
+  /** The answer to a plain HTTP request, which the WebSocket port never serves. */
+  request(request: WsPortRequestFacts): HttpAnswer;
+}
+
+const UPGRADE_HOST_REJECTED = answer(403);
+const LOGIN_DISABLED = answer(400, { reason: 'Authentication not enabled' });
+const NOT_A_WEBSOCKET = answer(400, { body: WS_PORT_HTTP_BODY });
+
+/**
+ * Besu's WebSocket service: a handshake from a host not allowed is rejected 403 (no body), a plain
+ * request 403 with the JSON body of the HTTP port; `POST /login` answers as on the HTTP port without
+ * authentication, any other plain request 400.
+ */
+export function createWsPortPolicy(cfg: Pick<HttpPolicyConfig, 'hostAllowlist'>): WsPortPolicy {
+  const hostAllowed = createHostAllowlist(cfg.hostAllowlist);
+  return {
+    upgrade: (host) => (hostAllowed(host) ? undefined : UPGRADE_HOST_REJECTED),
+    request: (request) => {
+      if (!hostAllowed(request.host)) return HOST_REJECTED;
+      return resolveRoute(request.method, request.path) === 'login' ? LOGIN_DISABLED : NOT_A_WEBSOCKET;
+    },
+  };
+}

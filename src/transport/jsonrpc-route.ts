@@ -10,7 +10,10 @@
 import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
 import { handleJsonRpcBody, type HttpReply, type JsonRpcContext } from './jsonrpc.js';
 import { RpcErrors } from '../shared/rpc/errors.js';
+import { Logger } from '../shared/util/log.js';
 import { bodyTooLarge, type HttpAnswer, type HttpHeaders, type HttpProceed, type HttpRequestFacts, type HttpVerdict } from './http-policy.js';
+
+const log = new Logger('JsonRpcHttp');
 
 export interface JsonRpcRouteConfig {
   policy(request: HttpRequestFacts): HttpVerdict;
@@ -27,6 +30,7 @@ const STATUS_LINES: Record<number, string> = {
   401: '401 Unauthorized',
   408: '408 Request Timeout',
 };
+const INTERNAL_ERROR_BODY = `{"jsonrpc":"2.0","id":null,"error":{"code":${RpcErrors.INTERNAL_ERROR.code},"message":"${RpcErrors.INTERNAL_ERROR.message}"}}`;
 const TIMEOUT_BODY = `{"jsonrpc":"2.0","id":null,"error":{"code":${RpcErrors.TIMEOUT_EXPIRED.code},"message":"${RpcErrors.TIMEOUT_EXPIRED.message}"}}`;
 
 /** A request whose answer has not been written yet; the sweeper answers it 408 once it is too old. */
@@ -96,7 +100,14 @@ export function serveJsonRpc(app: TemplatedApp, cfg: JsonRpcRouteConfig): { clos
       }
       const body = chunks === undefined ? Buffer.from(chunk).toString('utf8') : Buffer.concat([...chunks, Buffer.from(chunk)]).toString('utf8');
       pending.add(p);
-      void handleJsonRpcBody(body, cfg.rpc).then((reply: HttpReply) => finish(p, reply.status, reply.body));
+      handleJsonRpcBody(body, cfg.rpc).then(
+        (reply: HttpReply) => finish(p, reply.status, reply.body),
+        // A bug, not bad input: answered, and logged, rather than left to end the thread as an unhandled rejection.
+        (err: unknown) => {
+          log.error('JSON-RPC request failed', err);
+          finish(p, 200, INTERNAL_ERROR_BODY);
+        },
+      );
     });
   });
 
@@ -115,7 +126,7 @@ function writeJson(res: HttpResponse, status: number, body: string, headers: Htt
   res.end(body);
 }
 
-function writeAnswer(res: HttpResponse, answer: HttpAnswer): void {
+export function writeAnswer(res: HttpResponse, answer: HttpAnswer): void {
   res.writeStatus(`${answer.status} ${answer.reason}`);
   writeHeaders(res, answer.headers);
   res.end(answer.body, answer.closeConnection);

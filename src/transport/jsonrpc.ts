@@ -6,7 +6,7 @@
  * enablement, param-count and param parsing, then a hop to the owning actor.
  */
 import { RpcErrors, toRpcErrorObject } from '../shared/rpc/errors.js';
-import { lookupMethod, type MethodName, type Owner } from '../shared/rpc/registry.js';
+import { lookupMethod, type JsonRpcTransport, type MethodName, type Owner } from '../shared/rpc/registry.js';
 import type { Json, RpcErrorObject, Wire } from '../shared/rpc/types.js';
 
 export type RpcOutcome = { result: Json } | { error: RpcErrorObject };
@@ -177,15 +177,7 @@ class IdScanner {
 
   /** At `"`: moves past the closing quote. */
   private skipString(): void {
-    let pos = this.pos + 1;
-    for (;;) {
-      const quote = this.text.indexOf('"', pos);
-      let backslashes = 0;
-      while (this.text.charCodeAt(quote - 1 - backslashes) === 0x5c) backslashes++;
-      pos = quote + 1;
-      if (backslashes % 2 === 0) break;
-    }
-    this.pos = pos;
+    this.pos = closingQuote(this.text, this.pos) + 1;
   }
 
   private skipValue(): void {
@@ -315,8 +307,64 @@ async function executeRequest(
 
 type ParsedBody = { kind: 'object'; value: Record<string, unknown> } | { kind: 'array'; value: unknown[] };
 
-/** Object or array; scalars, empty and malformed bodies are all Parse errors (§1.2 items 1–2). */
+/**
+ * Jackson's read limits (StreamReadConstraints, 2.15+ defaults), which Besu's request parsing
+ * inherits: a body nested deeper, or holding a longer number, is a Parse error there.
+ */
+export const MAX_JSON_NESTING_DEPTH = 1000;
+export const MAX_JSON_NUMBER_LENGTH = 1000;
+
+/**
+ * Whether a body breaks Jackson's nesting or number-length limit. Checked before JSON.parse: a deep
+ * value would otherwise reach code that recurses (a structured clone throws past a few thousand
+ * levels), and a long number reaches BigInt when echoed as an id, which is quadratic in its length.
+ * One pass that skips strings with indexOf; invalid JSON may pass, JSON.parse rejects it next.
+ */
+export function exceedsJsonLimits(text: string): boolean {
+  let depth = 0;
+  let numberLength = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      numberLength = 0;
+      const end = closingQuote(text, i);
+      if (end < 0) return false;
+      i = end;
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > MAX_JSON_NESTING_DEPTH) return true;
+      numberLength = 0;
+    } else if (c === 0x5d || c === 0x7d) {
+      depth--;
+      numberLength = 0;
+    } else if ((c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2b || c === 0x2e || c === 0x45 || c === 0x65) {
+      // digits, sign, point, exponent: outside strings only numbers are made of these runs
+      if (++numberLength > MAX_JSON_NUMBER_LENGTH) return true;
+    } else {
+      numberLength = 0;
+    }
+  }
+  return false;
+}
+
+/** Index of the quote closing the string opened at `open`, or -1 when it is not closed. */
+function closingQuote(text: string, open: number): number {
+  let from = open + 1;
+  for (;;) {
+    const quote = text.indexOf('"', from);
+    if (quote < 0) return -1;
+    let backslashes = 0;
+    while (text.charCodeAt(quote - 1 - backslashes) === 0x5c) backslashes++;
+    if (backslashes % 2 === 0) return quote;
+    from = quote + 1;
+  }
+}
+
+/**
+ * Object or array; scalars, empty and malformed bodies are all Parse errors (§1.2 items 1–2), and so
+ * are bodies past Jackson's limits.
+ */
 function parseBody(body: string): ParsedBody | undefined {
+  if (exceedsJsonLimits(body)) return undefined;
   let value: unknown;
   try {
     value = JSON.parse(body);
@@ -352,6 +400,15 @@ export async function handleJsonRpcBody(body: string, ctx: JsonRpcContext): Prom
   if (ctx.maxBatchSize > 0 && batch.length > ctx.maxBatchSize) {
     return { status: 200, body: responseText(NULL_ID, { error: RpcErrors.EXCEEDS_RPC_MAX_BATCH_SIZE }) };
   }
+  return { status: 200, body: `[${(await executeBatch(batch, body, ctx.call)).join(',')}]` };
+}
+
+/**
+ * The response texts of a batch's entries, in request order: entries run one after the other, a
+ * non-object entry answers Invalid Request, a notification answers nothing. `body` is the text the
+ * batch was parsed from (numeric ids are echoed from it).
+ */
+export async function executeBatch(batch: readonly unknown[], body: string, call: RpcCaller): Promise<string[]> {
   const needsIdSources = batch.some((entry) => isPlainObject(entry) && typeof entry.id === 'number');
   const idSources = needsIdSources ? new IdScanner(body).idsOfArray() : [];
   const texts: string[] = [];
@@ -361,11 +418,26 @@ export async function handleJsonRpcBody(body: string, ctx: JsonRpcContext): Prom
       texts.push(responseText(NULL_ID, INVALID_REQUEST));
       continue;
     }
-    const response = await executeRequest(entry, idSources[i], ctx.call);
+    const response = await executeRequest(entry, idSources[i], call);
     if (response !== undefined) texts.push(responseText(response.id, response.outcome));
   }
-  return { status: 200, body: `[${texts.join(',')}]` };
+  return texts;
 }
+
+/** The compact response text of one request object, or undefined for a notification. */
+export async function executeSingle(request: Record<string, unknown>, body: string, call: RpcCaller): Promise<string | undefined> {
+  const idSource = typeof request.id === 'number' ? new IdScanner(body).idOfObject() : undefined;
+  const response = await executeRequest(request, idSource, call);
+  return response === undefined ? undefined : responseText(response.id, response.outcome);
+}
+
+/** A response with id null carrying `error` (transport-level failures). */
+export function errorResponseText(error: RpcErrorObject): string {
+  return responseText(NULL_ID, { error });
+}
+
+/** The message-stream transports (jsonrpc-stream.ts) parse with the HTTP body rules. */
+export { parseBody as parseJsonRpcText };
 
 // ---------------------------------------------------------------------------------------------
 // Method dispatch glue
@@ -377,6 +449,8 @@ export type Dispatch = (owner: Owner, method: MethodName, params: Wire) => Promi
 export interface MethodCallerOptions {
   /** API groups enabled on this transport (`--rpc-http-api`), e.g. `['ETH', 'NET', 'WEB3']`. */
   enabledApis: readonly string[];
+  /** Which transport calls (default HTTP): methods served only over others are "Method not found" on it. */
+  transport?: JsonRpcTransport;
   send: Dispatch;
 }
 
@@ -389,12 +463,14 @@ export function createMethodCaller(options: MethodCallerOptions): RpcCaller {
   const enabled = new Set<string>(options.enabledApis);
   if (enabled.size > 0) enabled.add('RPC');
   const { send } = options;
+  const transport = options.transport ?? 'http';
 
   return async (name, rawParams) => {
     const method = lookupMethod(name);
     // Besu answers "not enabled" for any of its method names whose group is off; a method Basalt does
     // not serve at all is "not found" instead, since no option would make it answer.
     if (method === undefined) return { error: RpcErrors.METHOD_NOT_FOUND };
+    if (method.transports !== undefined && !method.transports.includes(transport)) return { error: RpcErrors.METHOD_NOT_FOUND };
     if (!enabled.has(method.group)) return { error: RpcErrors.METHOD_NOT_ENABLED };
     if (method.exactParamCount !== undefined && rawParams.length !== method.exactParamCount) {
       return { error: RpcErrors.INVALID_PARAM_COUNT };

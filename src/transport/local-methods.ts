@@ -26,16 +26,31 @@ export interface LocalMethodsContext {
   /** Connected peers, published by the p2p actor; absent means 0. */
   peerCount?: () => number;
   /** The sync in progress (full sync over devp2p), or undefined when in sync; absent means never syncing. */
-  syncStatus?: () => { startingBlock: bigint; currentBlock: bigint; highestBlock: bigint } | undefined;
+  syncStatus?: () => SyncState | undefined;
   /** Highest eth/ protocol version offered to peers (src/p2p); absent = none (null). */
   ethProtocolVersion?: number;
-  /** Where JSON-RPC HTTP and devp2p listen, for net_services. */
+  /** Where JSON-RPC HTTP, WebSocket and devp2p listen, for net_services (read at each call: a port 0 is filled in once bound). */
   jsonRpc?: { host: string; port: number };
+  ws?: { host: string; port: number };
   /** The advertised devp2p host and the port the p2p actor listens on; absent when P2P is off. */
   p2p?: { host: string; port: number };
 }
 
-export type LocalMethods = MethodHandlers<'transport'>;
+/** The methods a transport answers itself, but for the subscription methods, which act on a connection. */
+export type LocalMethods = Omit<MethodHandlers<'transport'>, 'eth_subscribe' | 'eth_unsubscribe'>;
+
+/** A sync in progress, as eth_syncing reports it. */
+export interface SyncState {
+  startingBlock: bigint;
+  currentBlock: bigint;
+  highestBlock: bigint;
+}
+
+/** eth_syncing's result, and a `syncing` notification's: false when in sync. */
+export function syncingResult(sync: SyncState | null | undefined): Json {
+  if (sync === null || sync === undefined) return false;
+  return { startingBlock: toQuantity(sync.startingBlock), currentBlock: toQuantity(sync.currentBlock), highestBlock: toQuantity(sync.highestBlock) };
+}
 
 export function createLocalMethods(ctx: LocalMethodsContext): LocalMethods {
   return {
@@ -45,11 +60,7 @@ export function createLocalMethods(ctx: LocalMethodsContext): LocalMethods {
       return toQuantity(number);
     },
     eth_chainId: () => (ctx.chainId === null ? null : toQuantity(ctx.chainId)),
-    eth_syncing: () => {
-      const sync = ctx.syncStatus?.();
-      if (sync === undefined) return false;
-      return { startingBlock: toQuantity(sync.startingBlock), currentBlock: toQuantity(sync.currentBlock), highestBlock: toQuantity(sync.highestBlock) };
-    },
+    eth_syncing: () => syncingResult(ctx.syncStatus?.()),
     eth_sendTransaction: () => {
       throw new RpcError(RpcErrors.ETH_SEND_TX_NOT_AVAILABLE);
     },
@@ -69,6 +80,7 @@ export function createLocalMethods(ctx: LocalMethodsContext): LocalMethods {
     net_services: () => {
       const services: { [name: string]: Json } = {};
       if (ctx.jsonRpc !== undefined) services.jsonrpc = { host: ctx.jsonRpc.host, port: String(ctx.jsonRpc.port) };
+      if (ctx.ws !== undefined) services.ws = { host: ctx.ws.host, port: String(ctx.ws.port) };
       if (ctx.p2pEnabled && ctx.p2p !== undefined) services.p2p = { host: ctx.p2p.host, port: String(ctx.p2p.port) };
       return services;
     },
@@ -90,12 +102,28 @@ export function createLocalMethods(ctx: LocalMethodsContext): LocalMethods {
  */
 export type ActorSend = (owner: Exclude<Owner, 'transport'>, method: MethodName, params: Wire) => Promise<RpcOutcome>;
 
+/** eth_subscribe and eth_unsubscribe, which act on the connection that calls them (subscription-hub.ts). */
+export type SubscriptionHandlers = Pick<MethodHandlers<'transport'>, 'eth_subscribe' | 'eth_unsubscribe'>;
+
+/**
+ * The subscription methods of a transport without connections (HTTP). Never called: the method caller
+ * answers "Method not found" for them on such a transport before dispatching.
+ */
+export const CONNECTIONLESS_SUBSCRIPTIONS: SubscriptionHandlers = {
+  eth_subscribe: () => {
+    throw new RpcError(RpcErrors.METHOD_NOT_FOUND);
+  },
+  eth_unsubscribe: () => {
+    throw new RpcError(RpcErrors.METHOD_NOT_FOUND);
+  },
+};
+
 /**
  * The Dispatch of a transport: `transport`-owned methods run here through the one dispatcher,
- * everything else goes to `toActor`.
+ * everything else goes to `toActor`. `subscriptions` are those of the connection the dispatch serves.
  */
-export function createDispatch(local: LocalMethods, toActor: ActorSend): Dispatch {
-  const serveLocally = serveMethods('transport', local);
+export function createDispatch(local: LocalMethods, toActor: ActorSend, subscriptions: SubscriptionHandlers = CONNECTIONLESS_SUBSCRIPTIONS): Dispatch {
+  const serveLocally = serveMethods('transport', { ...local, ...subscriptions });
   return async (owner, method, params) => {
     if (owner !== 'transport') return toActor(owner, method, params);
     try {

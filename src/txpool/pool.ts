@@ -478,7 +478,7 @@ export class TransactionPool {
       newNonces.set(sender, nonce);
     }
     for (const [sender, nonce] of newNonces) {
-      // QBFT blocks are final, so a nonce never moves back; an older figure is a stale read.
+      // Blocks that extend the head never move a nonce back (a re-org does: see onReorg); an older figure is a stale read.
       if (nonce > sender.stateNonce) this.advanceStateNonce(sender, nonce);
       this.settle(sender);
       this.forgetIfEmpty(sender);
@@ -487,6 +487,27 @@ export class TransactionPool {
     this.enforceLimits();
     this.reportDrops();
     return sizeBefore - this.byHash.size;
+  }
+
+  /**
+   * The head moved to another branch (a re-org): `senderNonces` are account nonces at the new head
+   * (any `0x` hex case), which replace what the pool learned from the old branch even where they
+   * moved back — a transaction the old branch mined and the new one lacks is due again. Balances are
+   * read again (`sendersToRefresh`). Call before `onBlockImported` with the added blocks.
+   */
+  onReorg(senderNonces: ReadonlyMap<string, bigint>): void {
+    for (const [address, nonce] of senderNonces) {
+      const sender = this.bySender.get(normalizeAddressKey(address));
+      if (sender === undefined) continue;
+      sender.balanceStale = true;
+      if (nonce < sender.stateNonce) {
+        sender.stateNonce = nonce;
+        this.settle(sender);
+      }
+    }
+    this.fill();
+    this.enforceLimits();
+    this.reportDrops();
   }
 
   /**

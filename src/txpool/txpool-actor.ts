@@ -8,20 +8,29 @@ import { createTxFromRLP } from '@ethereumjs/tx';
 import { bytesToHex, hexToBytes } from '@ethereumjs/util';
 import type { ChannelHandlers } from '../shared/actors/channel.js';
 import type { ConsensusTxPool, P2pTxPool, TransportTxPool, TxPoolChain } from '../shared/actors/channels.js';
-import type { AccountSnapshot, GossipTx, HeadInfo, NewHeadEvent, RejectedTx } from '../shared/actors/messages.js';
+import type {
+  AccountSnapshot,
+  GossipTx,
+  HeadInfo,
+  NewHeadEvent,
+  PendingTransactionsEvent,
+  PoolSubscriptionInterest,
+  RejectedTx,
+} from '../shared/actors/messages.js';
 import { createChainCommon } from '../shared/ethereum/common.js';
 import type { DecodedTx, TxRules } from '../shared/ethereum/decoded-tx.js';
 import type { Genesis } from '../shared/ethereum/genesis.js';
 import { serveMethods } from '../shared/rpc/dispatch.js';
 import { RpcError, RpcErrors } from '../shared/rpc/errors.js';
 import { FilterRegistry } from '../shared/rpc/filter-registry.js';
-import { formatPendingTransaction } from '../shared/rpc/format.js';
+import { formatPendingTransaction, formatPendingTransactionDetail } from '../shared/rpc/format.js';
 import { matchesPendingFilters } from '../shared/rpc/pending-filter.js';
 import type { MethodHandlers } from '../shared/rpc/registry.js';
-import type { Json, RpcErrorObject } from '../shared/rpc/types.js';
+import type { Json, RpcErrorObject, Wire } from '../shared/rpc/types.js';
 import { errorMessage } from '../shared/util/errors.js';
 import type { Logger } from '../shared/util/log.js';
 import { perTick } from '../shared/util/per-tick.js';
+import { RecentKeys } from '../shared/util/recent-keys.js';
 import { TransactionPool } from './pool.js';
 import type { DropReason, TransactionPoolOptions } from './pool.js';
 import { txRulesFor } from './tx-rules.js';
@@ -38,12 +47,17 @@ export interface TxPoolActorDeps {
   accounts(addresses: Uint8Array[]): Promise<{ head: HeadInfo; accounts: AccountSnapshot[] }>;
   /** Transactions just admitted, once per tick, to gossip to peers. */
   gossip?(txs: GossipTx[]): void;
-  /**
-   * Transactions that left the pool without being mined (replaced, evicted, made stale, found
-   * invalid): what `droppedPendingTransactions` subscriptions will announce.
-   */
-  onDropped?(txs: readonly DecodedTx[], reason: DropReason): void;
+  /** Where the transports' subscriptions hear of the pool, transport number `transport` being its channel's index. */
+  transports?: PoolPublication;
   log: Logger;
+}
+
+/** The pool's events for the transports' subscriptions; each goes only to transports that declared an interest. */
+export interface PoolPublication {
+  /** Transactions just added to the pool, once per tick (`newPendingTransactions`). */
+  pending(transport: number, event: PendingTransactionsEvent): void;
+  /** Transactions that left the pool without being mined: replaced, evicted, made stale, found invalid. */
+  dropped(transport: number, hashes: string[]): void;
 }
 
 /** An account read at a block: the pool tells reads at its head from reads racing a block import. */
@@ -51,6 +65,9 @@ interface AccountRead {
   account: AccountSnapshot;
   block: bigint;
 }
+
+/** How many local senders the pool remembers for re-admission after a re-org. */
+const LOCAL_SENDERS_REMEMBERED = 10_000;
 
 /** How many hashes a drop log line lists before it only counts. */
 const HASHES_PER_LOG_LINE = 10;
@@ -62,7 +79,6 @@ function javaInstant(epochMs: number): string {
 }
 
 export class TxPoolActor {
-  readonly transport: ChannelHandlers<TransportTxPool, 'txpool'>;
   readonly consensus: ChannelHandlers<ConsensusTxPool, 'txpool'>;
   readonly chain: ChannelHandlers<TxPoolChain, 'txpool'>;
   readonly p2p: ChannelHandlers<P2pTxPool, 'txpool'>;
@@ -74,15 +90,19 @@ export class TxPoolActor {
   private rules: TxRules | undefined;
   /** Account reads valid for the current head; cleared when the head moves. */
   private accountCache = new Map<string, Promise<AccountRead>>();
+  /** Senders that submitted over JSON-RPC (Besu's local senders): their re-org'd transactions come back as local. */
+  private readonly localSenders = new RecentKeys(LOCAL_SENDERS_REMEMBERED);
   /** Pending-transaction filters: hashes of transactions added to the pool since the last poll. */
   private readonly pendingFilters = new FilterRegistry<{ hashes: Uint8Array[]; lastUsed: number }>();
+  private readonly serveRpc: (method: string, params: Wire) => Promise<Json>;
+  /** What each transport's subscriptions want from the pool; transports that want nothing are absent. */
+  private readonly interests = new Map<number, PoolSubscriptionInterest>();
 
   constructor(private readonly deps: TxPoolActorDeps) {
     this.pool = new TransactionPool({ ...deps.pool }, (txs, reason) => this.announceDropped(txs, reason));
     this.common = createChainCommon(deps.genesis);
     this.blockPeriod = BigInt(deps.genesis.qbft?.blockPeriodSeconds ?? 1);
-    const serve = serveMethods('txpool', this.rpcHandlers());
-    this.transport = { rpc: ({ method, params }) => serve(method, params) };
+    this.serveRpc = serveMethods('txpool', this.rpcHandlers());
     this.consensus = {
       select: ({ maxCount, gasLimit, baseFee }) =>
         this.pool
@@ -109,6 +129,18 @@ export class TxPoolActor {
     };
   }
 
+  /** What transport number `index` may ask: its JSON-RPC calls, and what its subscriptions need. */
+  transportHandlers(index: number): ChannelHandlers<TransportTxPool, 'txpool'> {
+    return {
+      rpc: ({ method, params }) => this.serveRpc(method, params),
+      subscriptionInterest: (interest) => {
+        if (interest.pending || interest.pendingDetails || interest.dropped) this.interests.set(index, interest);
+        else this.interests.delete(index);
+        return null;
+      },
+    };
+  }
+
   /** The head the pool checks transactions against; transactions are checked for the block after it. */
   setHead(head: HeadInfo): void {
     this.head = head;
@@ -121,8 +153,31 @@ export class TxPoolActor {
 
   onNewHead(event: NewHeadEvent): void {
     this.setHead(event.head);
-    this.pool.onBlockImported(event.includedTxHashes, new Map(event.senderNonces));
+    const senderNonces = new Map(event.senderNonces);
+    if (event.removedBlocks.length > 0) this.pool.onReorg(senderNonces);
+    this.pool.onBlockImported(event.includedTxHashes, senderNonces);
     this.refreshAccounts();
+    if (event.removedTransactions.length > 0) void this.readmit(event.removedTransactions);
+  }
+
+  /**
+   * Besu puts the transactions of blocks a re-org removed back in the pool (those the new branch did
+   * not mine again): admitted as any transaction from the sender's origin would be, in block order so
+   * that each sender's nonces come in sequence. One the new branch made invalid (its nonce used by
+   * another transaction, its balance spent) is refused like any other, with a DEBUG line.
+   */
+  private async readmit(raws: readonly Uint8Array[]): Promise<void> {
+    let readmitted = 0;
+    for (const raw of raws) {
+      try {
+        const tx = await this.decode(raw);
+        await this.admitDecoded(tx, this.localSenders.has(bytesToHex(tx.sender)));
+        readmitted++;
+      } catch (err) {
+        this.deps.log.debug(`Transaction of a removed block not put back in the pool: ${errorMessage(err)}`);
+      }
+    }
+    this.deps.log.info(`Re-org: ${readmitted} of ${raws.length} transaction(s) of the removed blocks are back in the pool`);
   }
 
   /** Block building's verdicts on candidates it left out; held senders get their balance read again. */
@@ -154,18 +209,41 @@ export class TxPoolActor {
     const hashes = txs.slice(0, HASHES_PER_LOG_LINE).map((tx) => bytesToHex(tx.hash));
     const more = txs.length > HASHES_PER_LOG_LINE ? ` and ${txs.length - HASHES_PER_LOG_LINE} more` : '';
     this.deps.log.debug(`Dropped ${txs.length} pending transaction(s) (${reason}): ${hashes.join(', ')}${more}`);
-    this.deps.onDropped?.(txs, reason);
+    const publication = this.deps.transports;
+    if (publication === undefined) return;
+    let hashesHex: string[] | undefined;
+    for (const [transport, interest] of this.interests) {
+      if (interest.dropped) publication.dropped(transport, (hashesHex ??= txs.map((tx) => bytesToHex(tx.hash))));
+    }
   }
+
+  /** Transactions added in this tick, for the transports' `newPendingTransactions` subscriptions. */
+  private readonly publishPending = perTick<DecodedTx>((txs) => {
+    const publication = this.deps.transports;
+    if (publication === undefined) return;
+    const wanting = [...this.interests].filter(([, interest]) => interest.pending || interest.pendingDetails);
+    if (wanting.length === 0) return;
+    const event: PendingTransactionsEvent = { hashes: txs.map((tx) => bytesToHex(tx.hash)) };
+    if (wanting.some(([, interest]) => interest.pendingDetails)) event.details = txs.map((tx) => JSON.stringify(formatPendingTransactionDetail(tx)));
+    for (const [transport] of wanting) publication.pending(transport, event);
+  });
 
   /**
    * Decodes, checks and pools one transaction (from JSON-RPC when `local`, else from a peer); throws
    * the RpcError Besu answers with. Admitted transactions are gossiped to peers.
    */
   private async admit(raw: Uint8Array, local: boolean): Promise<Uint8Array> {
+    return this.admitDecoded(await this.decode(raw), local);
+  }
+
+  private async decode(raw: Uint8Array): Promise<DecodedTx> {
     if (!this.rules) throw new Error('the pool has no chain head yet');
     const decoded = await this.deps.decode(raw, this.rules);
     if ('error' in decoded) throw new RpcError(decoded.error);
-    const tx = decoded.ok;
+    return decoded.ok;
+  }
+
+  private async admitDecoded(tx: DecodedTx, local: boolean): Promise<Uint8Array> {
     const { account, block } = await this.accountAt(tx.sender);
     this.pool.add(tx, {
       account,
@@ -175,8 +253,10 @@ export class TxPoolActor {
       local,
       now: Date.now(),
     });
+    if (local) this.localSenders.add(bytesToHex(tx.sender));
     for (const filter of this.pendingFilters.all()) filter.hashes.push(tx.hash);
     if (this.deps.gossip) this.gossipToPeers({ hash: tx.hash, type: tx.type, raw: tx.raw });
+    if (this.interests.size > 0) this.publishPending(tx);
     return tx.hash;
   }
 

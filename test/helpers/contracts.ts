@@ -49,3 +49,18 @@ export function revertingDeployCode(): string {
   const length = (runtime.length / 2).toString(16).padStart(2, '0');
   return `0x60${length}600c60003960${length}6000f3${runtime}`;
 }
+
+export const MARKED_EVENT_TOPIC = id('Marked(uint256)');
+export const MARKED_ABI = ['event Marked(uint256 indexed value)'];
+
+/** Called with a 32-byte word: emits `Marked(uint256 indexed value)` with the word as topic 1, no data. */
+export function markedDeployCode(): string {
+  const runtime =
+    '600035' + // CALLDATALOAD(0)
+    '7f' + MARKED_EVENT_TOPIC.slice(2) + // PUSH32 topic
+    '60006000' + // size 0, offset 0
+    'a2' + // LOG2(0, 0, topic, value)
+    '00'; // STOP
+  const length = (runtime.length / 2).toString(16).padStart(2, '0');
+  return `0x60${length}600c60003960${length}6000f3${runtime}`;
+}

@@ -22,7 +22,11 @@ test('a request declared on the edge is served; one declared elsewhere is refuse
   const { port1, port2 } = new MessageChannel();
   const served: string[] = [];
   // The chain end of transport→chain, handed a table that also holds a block-import handler.
-  const handlers = { rpc: () => (served.push('rpc'), 'answer'), importCommitted: () => (served.push('importCommitted'), null) };
+  const handlers = {
+    rpc: () => (served.push('rpc'), 'answer'),
+    subscriptionInterest: () => null,
+    importCommitted: () => (served.push('importCommitted'), null),
+  };
   openChannel(TRANSPORT_CHAIN, 'chain', port2).serve(handlers);
   const transport = openChannel(TRANSPORT_CHAIN, 'transport', port1);
   t.is(await transport.request('rpc', { method: 'eth_blockNumber', params: null }), 'answer');
@@ -68,7 +72,7 @@ test('an event is heard only in its declared direction', async (t) => {
   let chainHeard = false;
   chain.on({ ...({ newHead: () => (chainHeard = true) } as object) });
   port1.postMessage({ kind: 'event', type: 'newHead', body: { head: { number: 7n } } });
-  chain.emit('newHead', { head: { number: 9n } as never, removedBlocks: [], addedBlocks: [], includedTxHashes: [], senderNonces: [] });
+  chain.emit('newHead', { head: { number: 9n } as never, removedBlocks: [], addedBlocks: [], includedTxHashes: [], senderNonces: [], removedTransactions: [] });
   await arrived;
   // The wrong-way event was posted first on the same ordered channel, so it has been handled by now.
   t.false(chainHeard);

@@ -8,7 +8,7 @@ import type { NestedUint8Array } from '@ethereumjs/rlp';
 import { RLP } from '@ethereumjs/rlp';
 import { bigIntToUnpaddedBytes } from '@ethereumjs/util';
 import { keccak_256 } from '@noble/hashes/sha3.js';
-import { BlockSync, EthCode, HEADERS_PER_REQUEST } from '../../src/p2p/block-sync.js';
+import { BlockSync, EthCode, HEADERS_PER_REQUEST, numberOf } from '../../src/p2p/block-sync.js';
 import type { SyncChain } from '../../src/p2p/block-sync.js';
 import type { ChainHeadFacts } from '../../src/p2p/p2p-service.js';
 import { P2pStatusReader, P2pStatusWriter, SYNC_TOLERANCE, createP2pStatusBuffer } from '../../src/shared/shared-memory/p2p-status-view.js';
@@ -90,15 +90,143 @@ test('a peer ahead is synced from in batches of headers, bodies fetched until co
   t.false(await sync.step(), 'nothing left to do');
 });
 
-test('headers on another parent than the head are not imported and the claim is dropped', async (t) => {
-  const ours = makeChain(6);
-  const theirs = makeChain(20, 1); // same numbers, different hashes from block 0 on
-  const { sync, imported, logs } = harness([...ours.slice(0, 6), ...theirs.slice(6)], 5);
-  sync.notePeerHead('peer', 19n);
+/** Headers of a branch leaving `base` after its block `from`: `length` more blocks, each of difficulty `difficulty`. */
+function branchOf(base: Uint8Array[][], from: number, length: number, salt: number, difficulty = 1): Uint8Array[][] {
+  const headers = base.slice(0, from + 1);
+  for (let i = 0; i < length; i++) {
+    const fields: Uint8Array[] = Array.from({ length: 15 }, () => new Uint8Array());
+    fields[0] = hashOf(headers[headers.length - 1]!);
+    fields[7] = bigIntToUnpaddedBytes(BigInt(difficulty));
+    fields[8] = bigIntToUnpaddedBytes(BigInt(headers.length));
+    fields[12] = Uint8Array.of(salt);
+    headers.push(fields);
+  }
+  return headers;
+}
+
+const difficultyOf = (header: Uint8Array[]) => BigInt('0x' + (Buffer.from(header[7]!).toString('hex') || '0'));
+
+/** eth/68 GetBlockHeaders over a canonical list of headers: origin number or hash, skip, reverse. */
+function serveHeaders(chain: Uint8Array[][], [origin, amount, skip, reverse]: [bigint | Uint8Array, number, number, number]): Uint8Array[][] {
+  let at = typeof origin === 'bigint' ? Number(origin) : chain.findIndex((h) => Buffer.compare(hashOf(h), origin) === 0);
+  const out: Uint8Array[][] = [];
+  while (out.length < amount && at >= 0 && at < chain.length) {
+    out.push(chain[at]!);
+    at += (skip + 1) * (reverse ? -1 : 1);
+  }
+  return out;
+}
+
+/**
+ * A local chain with Besu's fork choice (a block on the head extends it; a block elsewhere becomes
+ * the head only when its total difficulty, the sum of header difficulties, exceeds the head's) and a
+ * peer serving `theirs`.
+ */
+function forkHarness(ours: Uint8Array[][], theirs: Uint8Array[][]) {
+  const stored = new Map<string, { header: Uint8Array[]; td: bigint }>();
+  const key = (hash: Uint8Array) => Buffer.from(hash).toString('hex');
+  let td = 0n;
+  for (const header of ours) stored.set(key(hashOf(header)), { header, td: (td += difficultyOf(header)) });
+  let canonical = ours.slice();
+  const facts = (): ChainHeadFacts => {
+    const tip = canonical[canonical.length - 1]!;
+    return { number: BigInt(canonical.length - 1), hash: hashOf(tip), timestamp: 0n, totalDifficulty: stored.get(key(hashOf(tip)))!.td };
+  };
+  let head = facts();
+  const requests: { code: number; payload: unknown[] }[] = [];
+  const reorgs: { removed: number; added: number }[] = [];
+  const syncChain: SyncChain = {
+    headers: async (query) => serveHeaders(canonical, [query.origin, query.amount, query.skip, query.reverse ? 1 : 0]).map((h) => RLP.encode(h)),
+    bodies: async () => [],
+    async importBlocks(blocks) {
+      let imported = 0;
+      for (const rlp of blocks) {
+        const header = (RLP.decode(rlp) as Uint8Array[][])[0]!;
+        const parent = stored.get(key(header[0]!));
+        if (!parent) return { imported, head, error: 'unknown parent' };
+        const blockTd = parent.td + difficultyOf(header);
+        stored.set(key(hashOf(header)), { header, td: blockTd });
+        imported++;
+        const extendsHead = Buffer.compare(header[0]!, head.hash) === 0;
+        if (!extendsHead && blockTd <= head.totalDifficulty) continue;
+        // Walk the new branch back to the canonical chain.
+        const branch = [header];
+        while (Buffer.compare(hashOf(canonical[Number(numberOf(branch[0]!)) - 1] ?? []), branch[0]![0]!) !== 0) branch.unshift(stored.get(key(branch[0]![0]!))!.header);
+        const ancestor = Number(numberOf(branch[0]!)) - 1;
+        if (!extendsHead) reorgs.push({ removed: canonical.length - 1 - ancestor, added: branch.length });
+        canonical = [...canonical.slice(0, ancestor + 1), ...branch];
+        head = facts();
+      }
+      return { imported, head };
+    },
+  };
+  const logs: string[] = [];
+  const sync = new BlockSync(syncChain, {
+    async request(_peer, code, payload) {
+      requests.push({ code, payload });
+      if (code === EthCode.GetBlockHeaders) return serveHeaders(theirs, payload as [bigint, number, number, number]) as NestedUint8Array;
+      return (payload as Uint8Array[]).map(() => [[], []]) as NestedUint8Array;
+    },
+    head: () => head,
+    blockHash: hashOf,
+    setHead: (h) => (head = h),
+    log: (message) => logs.push(message),
+  });
+  return { sync, requests, reorgs, logs, head: () => head, canonical: () => canonical };
+}
+
+test('a peer on a longer branch is followed back to the common ancestor and its branch becomes ours', async (t) => {
+  const base = makeChain(11);
+  const ours = branchOf(base, 10, 5, 1); // 0..15
+  const theirs = branchOf(base, 10, 12, 2); // 0..22, leaves ours after block 10
+  const { sync, requests, reorgs, head, canonical } = forkHarness(ours, theirs);
+  sync.notePeerHead('peer', 22n, 23n);
+  t.true(await sync.step());
+  t.is(head().number, 22n);
+  t.deepEqual(canonical().map(hashOf), theirs.map(hashOf));
+  t.deepEqual(reorgs, [{ removed: 5, added: 6 }], 'the switch happens at the first block that outweighs our head');
+  t.true(requests.some((r) => r.code === EthCode.GetBlockHeaders && (r.payload as unknown[])[3] === 1), 'headers asked for in reverse');
+  t.false(await sync.step(), 'nothing left to do');
+});
+
+test('an ancestor far below the head is found by bisection', async (t) => {
+  const base = makeChain(31);
+  const ours = branchOf(base, 30, HEADERS_PER_REQUEST + 40, 1);
+  const theirs = branchOf(base, 30, HEADERS_PER_REQUEST + 60, 2);
+  const { sync, requests, head, canonical } = forkHarness(ours, theirs);
+  sync.notePeerHead('peer', BigInt(theirs.length - 1));
+  t.true(await sync.step());
+  t.is(head().number, BigInt(theirs.length - 1));
+  t.deepEqual(canonical().map(hashOf), theirs.map(hashOf));
+  const singleHeaderProbes = requests.filter((r) => r.code === EthCode.GetBlockHeaders && (r.payload as unknown[])[1] === 1).length;
+  t.true(singleHeaderProbes > 0 && singleHeaderProbes <= 8, `${singleHeaderProbes} probes`);
+});
+
+test('a heavier but shorter branch (total difficulty) is switched to', async (t) => {
+  const base = makeChain(5);
+  const ours = branchOf(base, 4, 6, 1); // 0..10, difficulty 1 each above 4
+  const theirs = branchOf(base, 4, 3, 2, 10); // 0..7, difficulty 10 each
+  const { sync, head, canonical } = forkHarness(ours, theirs);
+  const theirTd = theirs.reduce((sum, h) => sum + difficultyOf(h), 0n);
+  sync.notePeerHead('peer', 7n, theirTd);
+  t.true(await sync.step());
+  t.is(head().number, 7n);
+  t.is(head().totalDifficulty, theirTd);
+  t.deepEqual(canonical().map(hashOf), theirs.map(hashOf));
+});
+
+test('a longer branch that does not outweigh ours is kept aside and the peer no longer taken as ahead', async (t) => {
+  const base = makeChain(5);
+  const ours = branchOf(base, 4, 3, 1, 10); // heavy
+  const theirs = branchOf(base, 4, 8, 2); // longer, light
+  const { sync, head, reorgs, logs } = forkHarness(ours, theirs);
+  sync.notePeerHead('peer', 12n);
+  t.true(await sync.step(), 'its blocks were stored');
+  t.is(head().number, 7n, 'our head stays');
+  t.deepEqual(reorgs, []);
+  t.regex(logs.join('\n'), /does not outweigh ours/);
+  t.is(sync.highestKnown, 7n);
   t.false(await sync.step());
-  t.deepEqual(imported, []);
-  t.regex(logs.join('\n'), /another parent/);
-  t.is(sync.highestKnown, 5n, 'the peer is no longer taken as ahead');
 });
 
 test('a block the chain refuses stops the round; what came before it stays', async (t) => {

@@ -71,7 +71,7 @@ test('blocks built on one chain import with runBlock into another with identical
       const sealed = encodeExtraData({ ...unsealed, seals: [signCommitSeal(built.hash, dev.validatorKey)] });
       const event = await a.importBuilt(built, sealed);
       const block = await a.store.getBlock(event.head.hash);
-      const imported = await b.importBlock(b.spec.decodeBlock(block!.serialize()));
+      const imported = (await b.importBlock(b.spec.decodeBlock(block!.serialize())))!;
       t.is(bytesToHex(imported.head.hash), bytesToHex(event.head.hash));
       t.is(bytesToHex(imported.head.stateRoot), bytesToHex(event.head.stateRoot));
       const receiptsA = await a.store.getReceipts(event.head.hash);
@@ -127,7 +127,7 @@ test('a QBFT chain whose London starts at block 2: the builder doubles the gas l
       const event = await a.importBuilt(built, encodeExtraData({ ...unsealed, seals: [signCommitSeal(built.hash, dev.validatorKey)] }));
       const block = await a.store.getBlock(event.head.hash);
       limits.push(block!.header.gasLimit);
-      const imported = await b.importBlock(b.spec.decodeBlock(block!.serialize()));
+      const imported = (await b.importBlock(b.spec.decodeBlock(block!.serialize())))!;
       t.is(bytesToHex(imported.head.hash), bytesToHex(event.head.hash));
     }
     t.deepEqual(limits.slice(1), [limits[0]!, limits[0]! * 2n, limits[0]! * 2n], 'doubled at the London block, kept after');

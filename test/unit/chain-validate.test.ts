@@ -9,72 +9,24 @@ import test from 'ava';
 import type { Block, HeaderData } from '@ethereumjs/block';
 import { genTransactionsTrieRoot } from '@ethereumjs/block';
 import type { MerkleStateManager } from '@ethereumjs/statemanager';
-import { createFeeMarket1559Tx, create1559FeeMarketTxFromBytesArray } from '@ethereumjs/tx';
-import type { FeeMarket1559Tx, TypedTransaction } from '@ethereumjs/tx';
-import { bytesToHex, createAddressFromString, hexToBytes } from '@ethereumjs/util';
+import { create1559FeeMarketTxFromBytesArray } from '@ethereumjs/tx';
+import type { TypedTransaction } from '@ethereumjs/tx';
+import { bytesToHex, createAddressFromString } from '@ethereumjs/util';
 import type { VM } from '@ethereumjs/vm';
 import { Chain } from '../../src/chain/chain.js';
-import type { PoolTxForBlock } from '../../src/shared/actors/messages.js';
-import { loadDevNetwork } from '../../src/shared/ethereum/genesis.js';
 import type { ChainImportRules } from '../../src/chain/import-rules.js';
-import { chainSpecFromGenesis } from '../../src/chain/network-spec.js';
 import { txCommonFor } from '../../src/shared/ethereum/tx-common.js';
-import { decodeExtraData, encodeExtraData } from '../../src/shared/qbft/extra-data.js';
-import { addressOf, signCommitSeal } from '../../src/shared/qbft/seal.js';
-import { decodeRawTransaction } from '../../src/tasks/transaction-decode.js';
-import { txRulesFor } from '../../src/txpool/tx-rules.js';
+import { addressOf } from '../../src/shared/qbft/seal.js';
 import { DEV_ACCOUNTS } from '../helpers/dev-accounts.js';
+import { candidate, devNetwork, openDevChain, proposeAndCommit, signedTx } from '../helpers/dev-chain.js';
 import { removeDataPath, tempDataPath } from '../helpers/node-process.js';
 import { storeAndLogDeployCode } from '../helpers/contracts.js';
 
-const dev = loadDevNetwork();
-const genesisJson = JSON.stringify(dev.genesisJson);
+const dev = devNetwork;
 const QBFT_RULES: ChainImportRules = { consensus: 'qbft' };
 const txCommon = txCommonFor(1337n, 'cancun');
-
-function signedTransfer(key: string, nonce: bigint, data?: string): FeeMarket1559Tx {
-  return createFeeMarket1559Tx(
-    {
-      chainId: 1337n,
-      nonce,
-      gasLimit: data ? 200_000n : 21_000n,
-      maxFeePerGas: 10n ** 10n,
-      maxPriorityFeePerGas: 2n,
-      to: data ? undefined : '0x00000000000000000000000000000000000c0ffe',
-      value: data ? 0n : 5n,
-      data: data ? hexToBytes(data as `0x${string}`) : undefined,
-    },
-    { common: txCommon },
-  ).sign(hexToBytes(key as `0x${string}`));
-}
-
-function candidate(tx: TypedTransaction): PoolTxForBlock {
-  const decoded = decodeRawTransaction(tx.serialize(), txRulesFor(1337n, 'cancun'));
-  return { raw: decoded.raw, hash: decoded.hash, senderPublicKey: decoded.senderPublicKey };
-}
-
-const openChain = async (path: string): Promise<Chain> => Chain.open(path, await chainSpecFromGenesis(genesisJson));
-
-/** Builds a block on `chain`'s head and stores it sealed; resolves with the unsealed proposal and the sealed block. */
-async function proposeAndCommit(chain: Chain, transactions: PoolTxForBlock[]): Promise<{ proposal: Uint8Array; sealed: Block }> {
-  const head = chain.getHead();
-  const unsealed = { vanity: new Uint8Array(32), validators: decodeExtraData(head.extraData).validators, round: 0, seals: [] as Uint8Array[] };
-  const built = await chain.buildBlock({
-    timestamp: head.timestamp + 1n,
-    coinbase: addressOf(dev.validatorKey),
-    extraData: encodeExtraData(unsealed),
-    maxBuildMs: 10_000,
-    transactions,
-  });
-  setupCheck(built.rejected.length === 0, 'every transaction to be included');
-  const proposal = built.block.serialize();
-  const event = await chain.importBuilt(built, encodeExtraData({ ...unsealed, seals: [signCommitSeal(built.hash, dev.validatorKey)] }));
-  return { proposal, sealed: (await chain.store.getBlock(event.head.hash))! };
-}
-
-function setupCheck(condition: boolean, what: string): void {
-  if (!condition) throw new Error(`test setup: expected ${what}`);
-}
+const openChain = openDevChain;
+const signedTransfer = (key: string, nonce: bigint, data?: string) => signedTx(key, nonce, data === undefined ? {} : { data });
 
 /** `block` with some header fields and/or transactions replaced, as a proposer that lies would send it. */
 function forged(chain: Chain, block: Block, header: Partial<HeaderData>, transactions?: TypedTransaction[]): Uint8Array {
@@ -160,7 +112,7 @@ test('validate then import stores the validated execution; the next block execut
     const executions = countImportExecutions(importer);
 
     t.deepEqual(await importer.validateBlock(block1.proposal, QBFT_RULES), { valid: true });
-    const event = await importer.importBlock(importer.spec.decodeBlock(block1.sealed.serialize()));
+    const event = (await importer.importBlock(importer.spec.decodeBlock(block1.sealed.serialize())))!;
     t.is(executions(), 0, 'the committed block was stored from its validation');
     t.is(bytesToHex(event.head.hash), bytesToHex(block1.sealed.hash()));
     t.deepEqual(await importer.store.getReceipts(event.head.hash), await builder.store.getReceipts(block1.sealed.hash()));
@@ -170,7 +122,7 @@ test('validate then import stores the validated execution; the next block execut
     await importer.close();
     importer = await openChain(importerPath);
     const executionsAfterRestart = countImportExecutions(importer);
-    const event2 = await importer.importBlock(importer.spec.decodeBlock(block2.sealed.serialize()));
+    const event2 = (await importer.importBlock(importer.spec.decodeBlock(block2.sealed.serialize())))!;
     t.is(executionsAfterRestart(), 1, 'block 2 was not validated first, so it executed');
     t.is(bytesToHex(event2.head.stateRoot), bytesToHex(block2.sealed.header.stateRoot));
     t.deepEqual(await importer.store.getReceipts(event2.head.hash), await builder.store.getReceipts(block2.sealed.hash()));
@@ -179,7 +131,7 @@ test('validate then import stores the validated execution; the next block execut
     const block3 = await proposeAndCommit(builder, []);
     const otherBlock3 = forged(importer, block3.sealed, { timestamp: block3.sealed.header.timestamp + 5n });
     t.deepEqual(await importer.validateBlock(otherBlock3, QBFT_RULES), { valid: true });
-    const event3 = await importer.importBlock(importer.spec.decodeBlock(block3.sealed.serialize()));
+    const event3 = (await importer.importBlock(importer.spec.decodeBlock(block3.sealed.serialize())))!;
     t.is(bytesToHex(event3.head.hash), bytesToHex(block3.sealed.hash()));
   } finally {
     await builder.close();

@@ -66,6 +66,7 @@ test('defaults when nothing is given', (t) => {
   t.is(options.rpcHttpWorkers, availableParallelism());
   t.false(options.jsonPrettyPrintEnabled);
   t.is(options.rpcMaxLogsRange, 5000);
+  t.is(options.rpcMaxLogsCount, 10000);
   t.is(options.rpcGasCap, 100000000n);
   t.is(options.minerExtraData, undefined);
   t.is(options.minGasPrice, 1000n);
@@ -328,6 +329,8 @@ test('bad numbers', (t) => {
   expectUsageError(t, () => resolve(['--max-peers=1.5']), "Invalid value for option '--p2p-peer-upper-bound': '1.5' is not an int");
   expectUsageError(t, () => resolve(['--max-peers=2147483648']), "Invalid value for option '--p2p-peer-upper-bound': '2147483648' is not an int");
   expectUsageError(t, () => resolve(['--rpc-max-logs-range=x']), "Invalid value for option '--rpc-max-logs-range': 'x' is not a long");
+  expectUsageError(t, () => resolve(['--rpc-max-logs-count=-1']), "Invalid value for option '--rpc-max-logs-count': '-1' must be at least 0");
+  t.is(resolve(['--rpc-max-logs-count=0']).rpcMaxLogsCount, 0);
   expectUsageError(t, () => resolve(['--target-gas-limit=0x10']), "Invalid value for option '--target-gas-limit': '0x10' is not a long");
   expectUsageError(
     t,

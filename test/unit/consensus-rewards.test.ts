@@ -82,7 +82,7 @@ test('block reward and fees go to the beneficiary of each block, identically whe
       t.is(built.block.transactions.length, withTransfer ? 1 : 0);
       const event = await a.importBuilt(built, encodeExtraData({ ...unsealed, seals: [signCommitSeal(built.hash, dev.validatorKey)] }));
       const block = await a.store.getBlock(event.head.hash);
-      const imported = await b.importBlock(b.spec.decodeBlock(block!.serialize()));
+      const imported = (await b.importBlock(b.spec.decodeBlock(block!.serialize())))!;
       t.is(bytesToHex(imported.head.stateRoot), bytesToHex(event.head.stateRoot), `state root of block ${event.head.number}`);
       t.is(bytesToHex(imported.head.hash), bytesToHex(event.head.hash));
       return event.head;

@@ -40,6 +40,23 @@ test('javaLongDecode: hex, #, octal, decimal, signs and range', (t) => {
   }
 });
 
+test('javaLongDecode: leading zeros do not count; a giant number is refused at once, not parsed', (t) => {
+  t.is(javaLongDecode('-9223372036854775808'), -(2n ** 63n));
+  t.is(javaLongDecode('-01000000000000000000000'), -(2n ** 63n));
+  t.is(javaLongDecode(`0x${'0'.repeat(1000)}ff`), 255n);
+  t.is(javaLongDecode(`${'0'.repeat(1000)}`), 0n);
+  t.is(javaLongDecode('9223372036854775808'), undefined);
+  const started = performance.now();
+  for (const giant of ['1'.repeat(5_000_000), `0x${'f'.repeat(5_000_000)}`, `0${'7'.repeat(5_000_000)}`]) t.is(javaLongDecode(giant), undefined);
+  // BigInt would take seconds on these; the digit count answers in milliseconds.
+  t.true(performance.now() - started < 1000);
+  t.deepEqual(
+    t.throws(() => parseBlockTag('1'.repeat(5_000_000)))?.message,
+    RpcErrors.INVALID_BLOCK_NUMBER_PARAMS.message,
+  );
+  t.is(t.throws(() => parseAddress(`0x${'a'.repeat(5_000_000)}`))?.message, RpcErrors.INVALID_ADDRESS_PARAMS.message);
+});
+
 test('block tags are case-insensitive; numbers follow Long.decode; JSON integers accepted', (t) => {
   t.deepEqual(parseBlockTag('LATEST'), { kind: 'tag', tag: 'latest' });
   t.deepEqual(parseBlockTag('Pending'), { kind: 'tag', tag: 'pending' });

@@ -2,6 +2,7 @@ import test from 'ava';
 import { RpcError, RpcErrors } from '../../src/shared/rpc/errors.js';
 import {
   createMethodCaller,
+  exceedsJsonLimits,
   handleJsonRpcBody,
   javaDoubleToString,
   prettyJson,
@@ -208,18 +209,42 @@ test('id scanning is not fooled by "id" text inside strings or nested objects', 
   t.true(reply.body.startsWith('{"jsonrpc":"2.0","id":100000000000000000001,"result":'));
 });
 
-test('deeply nested params with a numeric id do not exhaust the stack', async (t) => {
-  const depth = 100_000;
-  const body = `{"method":"nothing","params":[${'['.repeat(depth)}${']'.repeat(depth)}],"id":2.0}`;
-  let parsed = true;
-  try {
-    JSON.parse(body);
-  } catch {
-    parsed = false;
+test('nesting up to Jackson\'s 1000 levels is served; deeper bodies are Parse errors, before JSON.parse', async (t) => {
+  // The object is level 1, params level 2: 998 more arrays reach level 1000.
+  const nested = (levels: number) => `{"method":"nothing","params":[${'['.repeat(levels)}${']'.repeat(levels)}],"id":2.0}`;
+  t.is((await handle(nested(998))).body, '{"jsonrpc":"2.0","id":2.0,"result":null}');
+  const tooDeep = await handle(nested(999));
+  t.is(tooDeep.status, 400);
+  t.is(tooDeep.body, PARSE_ERROR_BODY);
+  t.deepEqual(tooDeep.calls, []);
+  // 100k levels: refused without recursing anywhere; brackets inside strings do not count.
+  t.is((await handle(`[${'['.repeat(100_000)}${']'.repeat(100_000)}]`)).body, PARSE_ERROR_BODY);
+  const inString = await handle(`{"method":"echo","params":["${'['.repeat(5000)}\\"${'{'.repeat(5000)}"],"id":1}`);
+  t.is(inString.status, 200);
+  t.is(inString.calls.length, 1);
+});
+
+test('numbers longer than Jackson\'s 1000 characters are Parse errors, whatever their place', async (t) => {
+  const digits = (n: number) => '9'.repeat(n);
+  t.is((await handle(`{"method":"echo","params":[${digits(1000)}],"id":1}`)).status, 200);
+  for (const body of [
+    `{"method":"echo","params":[${digits(1001)}],"id":1}`,
+    `{"method":"echo","params":[],"id":${digits(2_000_000)}}`,
+    `{"method":"echo","params":[-1.${digits(1000)}e5],"id":1}`,
+  ]) {
+    const reply = await handle(body);
+    t.is(reply.status, 400);
+    t.is(reply.body, PARSE_ERROR_BODY);
   }
-  const reply = await handle(body);
-  // Whatever JSON.parse decides about this depth, the handler answers instead of throwing.
-  t.is(reply.body, parsed ? '{"jsonrpc":"2.0","id":2.0,"result":null}' : PARSE_ERROR_BODY);
+  // A long id within the limit is echoed exactly.
+  t.is((await handle(`{"method":"nothing","id":${digits(1000)}}`)).body, `{"jsonrpc":"2.0","id":${digits(1000)},"result":null}`);
+});
+
+test('exceedsJsonLimits: escaped quotes end no string; an unterminated string is left to JSON.parse; literals are no numbers', (t) => {
+  t.false(exceedsJsonLimits('{"a":"\\\\"}'));
+  t.true(exceedsJsonLimits(`["\\"", ${'['.repeat(1000)}]`));
+  t.false(exceedsJsonLimits(`["${'['.repeat(2000)}`));
+  t.false(exceedsJsonLimits(`[${'true,false,null,'.repeat(1000)}1]`));
 });
 
 for (const [source, narrowed] of [

@@ -41,7 +41,7 @@ const THREAD_FOLDERS = ['src/chain/', 'src/txpool/', 'src/consensus/', 'src/p2p/
 
 /** Each entry, the folders of its own thread (besides src/shared/), and packages it must not load. */
 const ENTRIES: { entry: string; own: string[]; forbiddenPackages: string[] }[] = [
-  { entry: 'workers/http.worker.ts', own: ['src/transport/'], forbiddenPackages: ['@ethereumjs/devp2p', '@ethereumjs/vm', '@ethereumjs/evm', 'rocksdb'] },
+  { entry: 'workers/transport.worker.ts', own: ['src/transport/'], forbiddenPackages: ['@ethereumjs/devp2p', '@ethereumjs/vm', '@ethereumjs/evm', 'rocksdb'] },
   { entry: 'workers/txpool.worker.ts', own: ['src/txpool/'], forbiddenPackages: ['@ethereumjs/devp2p', '@ethereumjs/vm', '@ethereumjs/evm', 'rocksdb'] },
   { entry: 'workers/consensus.worker.ts', own: ['src/consensus/'], forbiddenPackages: ['@ethereumjs/devp2p', '@ethereumjs/vm', '@ethereumjs/evm', 'rocksdb'] },
   { entry: 'workers/p2p.worker.ts', own: ['src/p2p/'], forbiddenPackages: ['@ethereumjs/vm', '@ethereumjs/evm', 'rocksdb'] },
@@ -63,7 +63,7 @@ for (const { entry, own, forbiddenPackages } of ENTRIES) {
 }
 
 test('src/shared/ loads no thread folder', (t) => {
-  const shared = [...reachable('workers/http.worker.ts').files, ...reachable('workers/chain.worker.ts').files].filter((f) => f.startsWith('src/shared/'));
+  const shared = [...reachable('workers/transport.worker.ts').files, ...reachable('workers/chain.worker.ts').files].filter((f) => f.startsWith('src/shared/'));
   for (const file of shared) {
     const foreign = [...reachable(file).files].filter((f) => THREAD_FOLDERS.some((folder) => f.startsWith(folder)));
     t.deepEqual(foreign, [], `${file} reaches into a thread folder`);

@@ -28,6 +28,8 @@ export interface ChainRpcOptions {
   pendingNonce?: (address: Uint8Array) => Promise<bigint | null>;
   /** `--rpc-max-logs-range` (default 5000; 0 = unlimited). */
   rpcMaxLogsRange?: bigint;
+  /** `--rpc-max-logs-count` (default 10,000; 0 = unlimited). */
+  rpcMaxLogsCount?: number;
   /** `--min-priority-fee` (default 0), the floor of eth_maxPriorityFeePerGas. */
   minPriorityFee?: bigint;
 }
@@ -114,7 +116,12 @@ export class ChainRpc {
       ...stateHandlers(context),
       ...blockHandlers(context),
       ...feeHandlers(context),
-      ...logHandlers({ store: chain.store, headNumber: () => context.headNumber(), rpcMaxLogsRange: options.rpcMaxLogsRange ?? 5000n }),
+      ...logHandlers({
+        store: chain.store,
+        headNumber: () => context.headNumber(),
+        rpcMaxLogsRange: options.rpcMaxLogsRange ?? 5000n,
+        rpcMaxLogsCount: options.rpcMaxLogsCount ?? 10_000,
+      }),
       ...debugHandlers(context),
     };
   }

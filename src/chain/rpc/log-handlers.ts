@@ -4,7 +4,7 @@
  * an actor of their own with a log index behind the same interface.
  */
 import type { Block } from '@ethereumjs/block';
-import { RpcError, RpcErrors } from '../../shared/rpc/errors.js';
+import { RpcError, RpcErrors, logsCountExceeded } from '../../shared/rpc/errors.js';
 import { FilterRegistry, type InstalledFilter } from '../../shared/rpc/filter-registry.js';
 import { formatFilterLog, toData } from '../../shared/rpc/format.js';
 import { logMatches } from '../../shared/rpc/log-match.js';
@@ -21,10 +21,18 @@ export interface LogSource {
   readonly headNumber: () => bigint;
   /** `--rpc-max-logs-range` (0 = unlimited). */
   readonly rpcMaxLogsRange: bigint;
+  /** `--rpc-max-logs-count` (0 = unlimited). */
+  readonly rpcMaxLogsCount: number;
 }
 
-export function logHandlers({ store, headNumber, rpcMaxLogsRange }: LogSource): DomainHandlers<typeof logMethods> {
+export function logHandlers({ store, headNumber, rpcMaxLogsRange, rpcMaxLogsCount }: LogSource): DomainHandlers<typeof logMethods> {
   const filters = new FilterRegistry<InstalledFilter>();
+  const overCount = (count: number): boolean => rpcMaxLogsCount > 0 && count > rpcMaxLogsCount;
+  /** Refuses an answer past the count limit as soon as it gets there, before it grows further. */
+  const checkCount = (logs: Json[]): Json[] => {
+    if (overCount(logs.length)) throw new RpcError(logsCountExceeded(rpcMaxLogsCount));
+    return logs;
+  };
 
   /** Logs of one block that match, in eth_getLogs shape. */
   const logsOfBlock = async (block: Block, filter: Pick<LogFilter, 'addresses' | 'topics'>): Promise<Json[]> => {
@@ -64,7 +72,8 @@ export function logHandlers({ store, headNumber, rpcMaxLogsRange }: LogSource): 
     const logs: Json[] = [];
     for (let n = from; n <= to; n++) {
       const block = await store.getBlockByNumber(n);
-      if (block) logs.push(...(await logsOfBlock(block, filter)));
+      if (block) append(logs, await logsOfBlock(block, filter));
+      checkCount(logs);
     }
     return logs;
   };
@@ -73,7 +82,7 @@ export function logHandlers({ store, headNumber, rpcMaxLogsRange }: LogSource): 
     if (filter.blockHash !== undefined) {
       const block = await store.getBlock(filter.blockHash);
       if (!block) throw new RpcError(RpcErrors.BLOCK_NOT_FOUND);
-      return logsOfBlock(block, filter);
+      return checkCount(await logsOfBlock(block, filter));
     }
     const from = resolveRangeEnd(filter.fromBlock);
     const to = resolveRangeEnd(filter.toBlock);
@@ -105,7 +114,19 @@ export function logHandlers({ store, headNumber, rpcMaxLogsRange }: LogSource): 
       }
       const { toBlock } = installed.filter;
       const last = toBlock.kind === 'number' && toBlock.number < head ? toBlock.number : head;
-      return logsInRange(installed.filter, from, last);
+      // Past the count limit the answer stops after a whole block and the next poll carries on from
+      // the block after it: a filter's logs are handed out in parts, never dropped.
+      const logs: Json[] = [];
+      for (let n = from; n <= last; n++) {
+        const block = await store.getBlockByNumber(n);
+        const found = block ? await logsOfBlock(block, installed.filter) : [];
+        if (logs.length > 0 && overCount(logs.length + found.length)) {
+          installed.nextBlock = n;
+          break;
+        }
+        append(logs, found);
+      }
+      return logs;
     },
     eth_getFilterLogs: async ({ id }) => {
       const installed = filters.use(id);
@@ -114,4 +135,9 @@ export function logHandlers({ store, headNumber, rpcMaxLogsRange }: LogSource): 
     },
     eth_uninstallFilter: ({ id }) => (filters.uninstall(id) ? true : null),
   };
+}
+
+/** `target.push(...items)` without the argument-count limit of a spread (a block may hold 100k+ logs). */
+function append(target: Json[], items: Json[]): void {
+  for (const item of items) target.push(item);
 }

@@ -218,7 +218,7 @@ export const NODE_OPTIONS = [
     kind: int({ min: 1 }),
     default: () => availableParallelism(),
     defaultText: 'number of CPUs',
-    description: 'Number of worker threads serving JSON-RPC HTTP (Basalt)',
+    description: 'Number of worker threads serving JSON-RPC HTTP and WebSocket (Basalt)',
   }),
   option({
     names: ['--json-pretty-print-enabled'],
@@ -235,11 +235,88 @@ export const NODE_OPTIONS = [
     description: 'Specifies the maximum number of blocks to retrieve logs from via RPC. Must be >=0. 0 specifies no limit',
   }),
   option({
+    // Basalt's own: Besu has no cap on the logs of one answer.
+    names: ['--rpc-max-logs-count'],
+    key: 'rpcMaxLogsCount',
+    kind: int({ min: 0 }),
+    default: 10000,
+    description:
+      'Specifies the maximum number of logs returned by one eth_getLogs, eth_getFilterLogs or eth_getFilterChanges call. Must be >=0. 0 specifies no limit',
+  }),
+  option({
     names: ['--rpc-gas-cap'],
     key: 'rpcGasCap',
     kind: bigLong(),
     default: 100000000n,
     description: 'Specifies the gasLimit cap for transaction simulation RPC methods. Must be >=0. 0 specifies no limit',
+  }),
+
+  // --- JSON-RPC over WebSocket (served by the same worker threads as HTTP) and IPC ---------------------
+  option({
+    names: ['--rpc-ws-enabled'],
+    key: 'rpcWsEnabled',
+    kind: booleanFlag,
+    default: false,
+    description: 'Set to start the JSON-RPC WebSocket service',
+  }),
+  option({
+    names: ['--rpc-ws-host'],
+    key: 'rpcWsHost',
+    kind: host,
+    default: '127.0.0.1',
+    description: 'Host for JSON-RPC WebSocket service to listen on',
+  }),
+  option({
+    names: ['--rpc-ws-port'],
+    key: 'rpcWsPort',
+    kind: port,
+    default: 8546,
+    description: 'Port for JSON-RPC WebSocket service to listen on',
+  }),
+  option({
+    names: ['--rpc-ws-api', '--rpc-ws-apis'],
+    key: 'rpcWsApi',
+    kind: apiList,
+    default: ['ETH', 'NET', 'WEB3'],
+    description: `Comma separated list of APIs to enable on JSON-RPC WebSocket service, from ${API_GROUPS.join(', ')} (eth_subscribe and eth_unsubscribe come with ETH)`,
+  }),
+  option({
+    names: ['--rpc-ws-max-active-connections'],
+    key: 'rpcWsMaxActiveConnections',
+    kind: int(),
+    default: 80,
+    description: 'Maximum number of WebSocket connections allowed for JSON-RPC; further connections are closed',
+  }),
+  option({
+    names: ['--rpc-ws-max-frame-size'],
+    key: 'rpcWsMaxFrameSize',
+    kind: int({ min: 1 }),
+    default: 1048576,
+    description: 'Maximum size in bytes for JSON-RPC WebSocket frames; a message may span 4 frames, a larger one closes the connection (Basalt applies the limit to the message, 4 times this size)',
+  }),
+  option({
+    names: ['--Xrpc-ipc-enabled'],
+    key: 'rpcIpcEnabled',
+    kind: booleanFlag,
+    default: false,
+    hidden: true,
+    description: 'Set to start the JSON-RPC IPC service',
+  }),
+  optionalOption({
+    names: ['--Xrpc-ipc-path'],
+    key: 'rpcIpcPath',
+    kind: path,
+    defaultText: '<data-path>/node.ipc',
+    hidden: true,
+    description: 'IPC socket/pipe file',
+  }),
+  option({
+    names: ['--Xrpc-ipc-api', '--Xrpc-ipc-apis'],
+    key: 'rpcIpcApi',
+    kind: apiList,
+    default: ['ETH', 'NET', 'WEB3'],
+    hidden: true,
+    description: `Comma separated list of APIs to enable on JSON-RPC IPC service, from ${API_GROUPS.join(', ')} (ENGINE is left out)`,
   }),
 
   // --- Block production --------------------------------------------------------------------------------

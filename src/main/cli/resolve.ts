@@ -87,6 +87,7 @@ function applyCrossOptionRules(values: Map<OptionKey, unknown>, specified: Reado
   const enabledPorts = [
     ...(get<boolean>('p2pEnabled') ? [get<number>('p2pPort')] : []),
     ...(get<boolean>('rpcHttpEnabled') ? [get<number>('rpcHttpPort')] : []),
+    ...(get<boolean>('rpcWsEnabled') ? [get<number>('rpcWsPort')] : []),
   ];
   const clash = portClash(enabledPorts);
   if (clash !== undefined) throw clash;
@@ -207,8 +208,19 @@ function disabledServiceWarnings(options: NodeOptions): string[] {
       enabled: options.rpcHttpEnabled,
       dependents: [
         'rpcHttpApi', 'rpcHttpCorsOrigins', 'rpcHttpHost', 'rpcHttpPort', 'rpcHttpMaxActiveConnections',
-        'rpcHttpMaxBatchSize', 'rpcHttpMaxRequestContentLength', 'rpcHttpWorkers',
+        'rpcHttpMaxBatchSize', 'rpcHttpMaxRequestContentLength',
       ],
+    },
+    {
+      // The worker threads serve WebSocket too.
+      enabledBy: '--rpc-http-enabled',
+      enabled: options.rpcHttpEnabled || options.rpcWsEnabled,
+      dependents: ['rpcHttpWorkers'],
+    },
+    {
+      enabledBy: '--rpc-ws-enabled',
+      enabled: options.rpcWsEnabled,
+      dependents: ['rpcWsApi', 'rpcWsHost', 'rpcWsPort', 'rpcWsMaxFrameSize', 'rpcWsMaxActiveConnections'],
     },
     {
       enabledBy: '--p2p-enabled',

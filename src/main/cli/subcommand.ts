@@ -38,10 +38,10 @@ export abstract class BasaltSubcommand extends BasaltCommand {
    * The command's own flags, parsed by oclif, and the node options given before the subcommand or among
    * its flags, resolved as the node would (an unknown option is picocli's usage error).
    */
-  protected async parseWithNodeOptions<F extends Interfaces.FlagOutput>(flags: Interfaces.FlagInput<F>): Promise<{ flags: F; options: NodeOptions }> {
+  protected async parseWithNodeOptions<F extends Record<string, unknown>>(flags: Interfaces.FlagInput<F>): Promise<{ flags: F; options: NodeOptions }> {
     const { env, readFile, parentArgv } = this.context;
     const { own, nodeArgv } = separateNodeOptions(this.argv, flags as Parameters<typeof separateNodeOptions>[1]);
-    const parsed = await this.parse<F, Interfaces.FlagOutput, Interfaces.ArgOutput>({ flags, strict: true }, own);
+    const parsed = await this.parse<F, Record<string, unknown>, Record<string, unknown>>({ flags, strict: true }, own);
     return { flags: parsed.flags, options: resolveOptions([...parentArgv, ...nodeArgv], env, readFile) };
   }
 

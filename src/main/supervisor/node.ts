@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import { resolve as resolvePath } from 'node:path';
+import { join, resolve as resolvePath } from 'node:path';
 import { MessageChannel, Worker } from 'node:worker_threads';
 import type { Remote } from 'comlink';
 import type { NodeOptions } from '../cli/options.js';
@@ -8,15 +8,20 @@ import type { ActorName } from '../../shared/actors/channel.js';
 import { controlOf } from '../../shared/actors/control.js';
 import type { ControlOf } from '../../shared/actors/control.js';
 import { portsOf } from '../../shared/actors/worker-data.js';
-import type { ActorDataOf, ChainActorData, ConsensusActorData, HttpActorData, P2pActorData, TxPoolActorData } from '../../shared/actors/worker-data.js';
+import type { ActorDataOf, ChainActorData, ConsensusActorData, P2pActorData, TransportActorData, TxPoolActorData } from '../../shared/actors/worker-data.js';
 import { createHeadBuffer } from '../../shared/shared-memory/head-view.js';
 import { createP2pStatusBuffer } from '../../shared/shared-memory/p2p-status-view.js';
+import { createTransportCounters } from '../../shared/shared-memory/transport-counters.js';
 import { assertNativeUws } from '../../shared/uws-native.js';
+import { errorMessage } from '../../shared/util/errors.js';
 import { Logger, setLogLevel } from '../../shared/util/log.js';
+import type { ThreadMemory } from '../../shared/util/thread-memory.js';
 import type { LogLevel } from '../../shared/util/log.js';
-import { resolveNetwork } from './network.js';
+import { collectNodeMemory, formatNodeMemory, heapSnapshotDir, memoryLogIntervalMs, writeHeapSnapshots } from './memory.js';
+import { resolveNetwork, StartupError } from './network.js';
 import { nodeKeyOf } from './node-key-file.js';
 import { assertPortsFree } from './ports.js';
+import { answersOnUnixSocket, ipcPathInUseMessage } from '../../shared/util/unix-socket.js';
 import { BASALT_VERSION, clientVersion } from './version.js';
 
 const log = new Logger('Supervisor');
@@ -27,28 +32,30 @@ const WORKER_FILES: Record<ActorName, string> = {
   txpool: 'txpool.worker.js',
   consensus: 'consensus.worker.js',
   p2p: 'p2p.worker.js',
-  transport: 'http.worker.js',
+  transport: 'transport.worker.js',
 };
 
 interface RunningActor {
   name: string;
   worker: Worker;
   stop(): Promise<void>;
+  memory(): Promise<ThreadMemory>;
 }
 
 /**
  * Starts the node: the chain actor first (it owns the database and must have a head before anyone
- * asks), then the pool, devp2p, consensus and the HTTP transports. Resolves with the process exit code once
+ * asks), then the pool, devp2p, consensus and the JSON-RPC transports. Resolves with the process exit code once
  * the node has stopped: 0 after a requested shutdown, non-zero when an actor died.
  */
 export async function runNode(options: NodeOptions): Promise<number> {
   setLogLevel(options.logging as LogLevel);
   for (const warning of dependencyWarnings(options)) log.warn(warning);
-  if (options.rpcHttpEnabled) assertNativeUws();
+  if (options.rpcHttpEnabled || options.rpcWsEnabled) assertNativeUws();
 
   const network = resolveNetwork(options);
   await assertPortsFree([
     ...(options.rpcHttpEnabled ? [{ host: options.rpcHttpHost, port: options.rpcHttpPort }] : []),
+    ...(options.rpcWsEnabled ? [{ host: options.rpcWsHost, port: options.rpcWsPort }] : []),
     ...(options.p2pEnabled ? [{ host: options.p2pInterface, port: options.p2pPort, udp: options.discoveryEnabled }] : []),
   ]);
   const dataPath = resolvePath(options.dataPath);
@@ -56,10 +63,14 @@ export async function runNode(options: NodeOptions): Promise<number> {
   // Before any actor starts: on a first start this creates <data-path>/key, and a bad key file is refused
   // before the database is opened.
   const nodeKey = nodeKeyOf(options);
+  const ipcPath = resolvePath(options.rpcIpcPath ?? join(dataPath, 'node.ipc'));
+  // Before anything starts, as for ports: a live node on the IPC path refuses this one (a stale file is replaced later).
+  if (options.rpcIpcEnabled && (await answersOnUnixSocket(ipcPath))) throw new StartupError(ipcPathInUseMessage(ipcPath));
   const logLevel = options.logging as LogLevel;
   const base = { logLevel, genesisJson: network.genesisJson, networkId: options.networkId ?? undefined };
 
-  const httpWorkers = options.rpcHttpEnabled ? options.rpcHttpWorkers : 0;
+  // Transport threads serve HTTP and WebSocket alike and share their ports; IPC alone needs one.
+  const transportWorkers = options.rpcHttpEnabled || options.rpcWsEnabled ? options.rpcHttpWorkers : options.rpcIpcEnabled ? 1 : 0;
   // One MessageChannel per edge of the actor graph (src/shared/actors/channels.ts); port1 goes to the
   // first actor the edge names, port2 to the second. The p2p actor and its edges exist only with
   // --p2p-enabled (the default).
@@ -70,13 +81,14 @@ export async function runNode(options: NodeOptions): Promise<number> {
   const p2pChain = p2pEnabled ? new MessageChannel() : undefined;
   const p2pTxpool = p2pEnabled ? new MessageChannel() : undefined;
   const consensusP2p = p2pEnabled ? new MessageChannel() : undefined;
-  const perTransport = () => Array.from({ length: httpWorkers }, () => new MessageChannel());
+  const perTransport = () => Array.from({ length: transportWorkers }, () => new MessageChannel());
   const transportChain = perTransport();
   const transportTxpool = perTransport();
   const transportConsensus = perTransport();
   const transportP2p = p2pEnabled ? perTransport() : [];
   const headView = createHeadBuffer();
   const p2pStatusView = createP2pStatusBuffer();
+  const transportCounters = createTransportCounters();
 
   const actors: RunningActor[] = [];
   let stopping = false;
@@ -97,17 +109,19 @@ export async function runNode(options: NodeOptions): Promise<number> {
         void shutdown(1);
       }
     });
-    actors.push({ name, worker, stop: () => control.stop() });
+    actors.push({ name, worker, stop: () => control.stop(), memory: () => control.memory() });
     return control;
   };
 
+  let memoryLog: NodeJS.Timeout | undefined;
   const shutdown = async (code: number): Promise<void> => {
     if (stopping) return;
     stopping = true;
+    clearInterval(memoryLog);
     log.info(code === 0 ? 'Stopping Basalt' : 'Stopping Basalt after a failure');
     // Stop intake first (transports), then the producers, the pool, and the chain last so that it
     // can finish the block in progress and close RocksDB cleanly.
-    const order = ['http', 'p2p', 'consensus', 'txpool', 'chain'];
+    const order = ['transport', 'p2p', 'consensus', 'txpool', 'chain'];
     for (const prefix of order) {
       const group = actors.filter((a) => a.name.startsWith(prefix));
       await Promise.all(
@@ -126,6 +140,15 @@ export async function runNode(options: NodeOptions): Promise<number> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  const snapshotDir = heapSnapshotDir(process.env);
+  const onSnapshotSignal = () => {
+    if (snapshotDir === undefined) return;
+    writeHeapSnapshots(actors, snapshotDir).then(
+      (files) => log.info(`Heap snapshots written: ${files.join(', ')}`),
+      (err: unknown) => log.warn(`Could not write heap snapshots: ${errorMessage(err)}`),
+    );
+  };
+  if (snapshotDir !== undefined) process.on('SIGUSR2', onSnapshotSignal);
 
   try {
     const chainData: ChainActorData = {
@@ -135,6 +158,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
       rpcGasCap: options.rpcGasCap,
       minGasPrice: options.minGasPrice,
       rpcMaxLogsRange: BigInt(options.rpcMaxLogsRange),
+      rpcMaxLogsCount: options.rpcMaxLogsCount,
       minPriorityFee: options.minPriorityFee,
       headView,
       chain: { revertReasonEnabled: options.revertReasonEnabled, targetGasLimit: options.targetGasLimit },
@@ -209,22 +233,45 @@ export async function runNode(options: NodeOptions): Promise<number> {
     };
     await spawn('consensus', 'consensus', consensusData).start();
 
-    // With --rpc-http-port=0 the first worker picks the port and the others share it.
+    // With --rpc-ws-port=0 the first thread has the kernel pick the port and the others share it.
     let httpPort = options.rpcHttpPort;
-    for (let i = 0; i < httpWorkers; i++) {
-      const httpData: HttpActorData = {
+    let wsPort = options.rpcWsPort;
+    for (let i = 0; i < transportWorkers; i++) {
+      const transportData: TransportActorData = {
         ...base,
         actor: 'transport',
-        server: {
-          host: options.rpcHttpHost,
-          port: httpPort,
-          hostAllowlist: options.hostAllowlist,
-          corsOrigins: options.rpcHttpCorsOrigins,
-          maxRequestContentLength: options.rpcHttpMaxRequestContentLength,
-          maxBatchSize: options.rpcHttpMaxBatchSize,
-          prettyPrint: options.jsonPrettyPrintEnabled,
-        },
-        apis: options.rpcHttpApi,
+        ...(options.rpcHttpEnabled
+          ? {
+              http: {
+                server: {
+                  host: options.rpcHttpHost,
+                  port: httpPort,
+                  hostAllowlist: options.hostAllowlist,
+                  corsOrigins: options.rpcHttpCorsOrigins,
+                  maxRequestContentLength: options.rpcHttpMaxRequestContentLength,
+                  maxBatchSize: options.rpcHttpMaxBatchSize,
+                  prettyPrint: options.jsonPrettyPrintEnabled,
+                },
+                apis: options.rpcHttpApi,
+              },
+            }
+          : {}),
+        ...(options.rpcWsEnabled
+          ? {
+              ws: {
+                server: {
+                  host: options.rpcWsHost,
+                  port: wsPort,
+                  hostAllowlist: options.hostAllowlist,
+                  maxActiveConnections: options.rpcWsMaxActiveConnections,
+                  maxFrameSize: options.rpcWsMaxFrameSize,
+                },
+                apis: options.rpcWsApi,
+              },
+            }
+          : {}),
+        ...(options.rpcIpcEnabled && i === 0 ? { ipc: { path: ipcPath, apis: options.rpcIpcApi.filter((api) => api !== 'ENGINE') } } : {}),
+        counters: transportCounters,
         chainId: network.chainId,
         clientVersion: clientVersion(options.identity),
         p2pEnabled: options.p2pEnabled,
@@ -237,12 +284,23 @@ export async function runNode(options: NodeOptions): Promise<number> {
           ...(transportP2p[i] ? { p2p: transportP2p[i]!.port1 } : {}),
         },
       };
-      ({ port: httpPort } = await spawn('transport', `http-${i}`, httpData).start());
+      const bound = await spawn('transport', `transport-${i}`, transportData).start();
+      httpPort = bound.httpPort ?? httpPort;
+      wsPort = bound.wsPort ?? wsPort;
     }
-    if (httpWorkers > 0) {
-      log.info(`JSON-RPC HTTP service started and listening on ${options.rpcHttpHost}:${httpPort} (${httpWorkers} worker${httpWorkers > 1 ? 's' : ''})`);
-    }
+    const workers = `${transportWorkers} worker${transportWorkers > 1 ? 's' : ''}`;
+    if (options.rpcHttpEnabled) log.info(`JSON-RPC HTTP service started and listening on ${options.rpcHttpHost}:${httpPort} (${workers})`);
+    if (options.rpcWsEnabled) log.info(`Websocket service started and listening on ${options.rpcWsHost}:${wsPort} (${workers})`);
+    if (options.rpcIpcEnabled) log.info(`JSON-RPC IPC service started and listening on ${ipcPath}`);
     log.info('Basalt is running');
+    const memoryInterval = memoryLogIntervalMs(process.env);
+    if (memoryInterval !== undefined) {
+      memoryLog = setInterval(() => {
+        void collectNodeMemory(actors).then((memory) => {
+          if (!stopping) log.info(formatNodeMemory(memory));
+        });
+      }, memoryInterval);
+    }
   } catch (err) {
     // What went wrong, in one line; the stack only helps a developer.
     log.error(`Failed to start Basalt: ${err instanceof Error ? err.message : String(err)}`);
@@ -253,6 +311,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
   const code = await exited;
   process.off('SIGINT', onSignal);
   process.off('SIGTERM', onSignal);
+  process.off('SIGUSR2', onSnapshotSignal);
   return code;
 }
 

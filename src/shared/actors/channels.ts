@@ -4,6 +4,8 @@
  * end serves and hears only what its edge declares (channel.ts).
  *
  *   transport ─rpc→ chain | txpool | consensus | p2p
+ *   transport ─subscriptionInterest→ chain | txpool          chain ⇒ canonicalBlocks ⇒ transport
+ *   txpool ⇒ pendingTransactions, droppedTransactions ⇒ transport                  p2p ⇒ syncState ⇒ transport
  *   txpool ─head, accounts→ chain          chain ─nextNonce→ txpool        chain ⇒ newHead ⇒ txpool
  *   consensus ─build, import…→ chain                                       chain ⇒ newHead ⇒ consensus
  *   consensus ─select, buildRejected→ txpool
@@ -18,16 +20,21 @@ import type {
   AccountSnapshot,
   BuildRequest,
   BuiltBlockInfo,
+  CanonicalBlocksEvent,
+  ChainSubscriptionInterest,
   GossipTx,
   HeadInfo,
   HeaderQuery,
   IstanbulReceived,
   IstanbulSend,
   NewHeadEvent,
+  PendingTransactionsEvent,
+  PoolSubscriptionInterest,
   PoolTxForBlock,
   RejectedTx,
   RpcCall,
   SyncImportResult,
+  SyncStateEvent,
 } from './messages.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -37,11 +44,42 @@ import type {
 /** A JSON-RPC call to the owning actor: the one request every transport edge carries. */
 type RpcRequest = { from: 'transport'; req: RpcCall; res: Json };
 
-export type TransportChain = { ends: ['transport', 'chain']; requests: { rpc: RpcRequest }; events: Record<never, never> };
-export const TRANSPORT_CHAIN = declareChannel<TransportChain>({ name: 'transport→chain', ends: ['transport', 'chain'], requests: { rpc: 'transport' }, events: {} });
+export type TransportChain = {
+  ends: ['transport', 'chain'];
+  requests: {
+    rpc: RpcRequest;
+    /** What this transport's subscriptions need from each new head from now on; answered once it applies. */
+    subscriptionInterest: { from: 'transport'; req: ChainSubscriptionInterest; res: null };
+  };
+  /** Each new head for the subscriptions, sent only to a transport that declared an interest. */
+  events: { canonicalBlocks: { from: 'chain'; body: CanonicalBlocksEvent } };
+};
+export const TRANSPORT_CHAIN = declareChannel<TransportChain>({
+  name: 'transport→chain',
+  ends: ['transport', 'chain'],
+  requests: { rpc: 'transport', subscriptionInterest: 'transport' },
+  events: { canonicalBlocks: 'chain' },
+});
 
-export type TransportTxPool = { ends: ['transport', 'txpool']; requests: { rpc: RpcRequest }; events: Record<never, never> };
-export const TRANSPORT_TXPOOL = declareChannel<TransportTxPool>({ name: 'transport→txpool', ends: ['transport', 'txpool'], requests: { rpc: 'transport' }, events: {} });
+export type TransportTxPool = {
+  ends: ['transport', 'txpool'];
+  requests: {
+    rpc: RpcRequest;
+    /** What this transport's subscriptions need from the pool from now on; answered once it applies. */
+    subscriptionInterest: { from: 'transport'; req: PoolSubscriptionInterest; res: null };
+  };
+  events: {
+    pendingTransactions: { from: 'txpool'; body: PendingTransactionsEvent };
+    /** Hashes of transactions that left the pool without being mined. */
+    droppedTransactions: { from: 'txpool'; body: { hashes: string[] } };
+  };
+};
+export const TRANSPORT_TXPOOL = declareChannel<TransportTxPool>({
+  name: 'transport→txpool',
+  ends: ['transport', 'txpool'],
+  requests: { rpc: 'transport', subscriptionInterest: 'transport' },
+  events: { pendingTransactions: 'txpool', droppedTransactions: 'txpool' },
+});
 
 export type TransportConsensus = { ends: ['transport', 'consensus']; requests: { rpc: RpcRequest }; events: Record<never, never> };
 export const TRANSPORT_CONSENSUS = declareChannel<TransportConsensus>({
@@ -51,8 +89,18 @@ export const TRANSPORT_CONSENSUS = declareChannel<TransportConsensus>({
   events: {},
 });
 
-export type TransportP2p = { ends: ['transport', 'p2p']; requests: { rpc: RpcRequest }; events: Record<never, never> };
-export const TRANSPORT_P2P = declareChannel<TransportP2p>({ name: 'transport→p2p', ends: ['transport', 'p2p'], requests: { rpc: 'transport' }, events: {} });
+export type TransportP2p = {
+  ends: ['transport', 'p2p'];
+  requests: { rpc: RpcRequest };
+  /** The sync state each time the local head or the highest block a peer has changes. */
+  events: { syncState: { from: 'p2p'; body: SyncStateEvent } };
+};
+export const TRANSPORT_P2P = declareChannel<TransportP2p>({
+  name: 'transport→p2p',
+  ends: ['transport', 'p2p'],
+  requests: { rpc: 'transport' },
+  events: { syncState: 'p2p' },
+});
 
 // ---------------------------------------------------------------------------------------------
 // Between actors

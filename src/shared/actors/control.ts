@@ -3,15 +3,22 @@ import * as Comlink from 'comlink';
 import nodeEndpointModule from 'comlink/dist/umd/node-adapter.js';
 import type { ActorName } from './channel.js';
 import type { HeadInfo } from './messages.js';
+import { threadMemory } from '../util/thread-memory.js';
+import type { ThreadMemory } from '../util/thread-memory.js';
 
-/**
- * The control plane between the supervisor and an actor: start once the actor's channels are in
- * place, stop when the node shuts down. Comlink carries it; it is a handful of calls per lifetime.
- */
-export interface ActorControl<StartInfo> {
+/** What each actor's thread implements: start once its channels are in place, stop at shutdown. */
+export interface ActorLifecycle<StartInfo> {
   start(): Promise<StartInfo>;
   /** Stop intake, finish the work in progress, release resources. */
   stop(): Promise<void>;
+}
+
+/**
+ * The control plane between the supervisor and an actor: its lifecycle, plus what every actor thread
+ * answers alike (its memory figures). Comlink carries it; it is a handful of calls per minute at most.
+ */
+export interface ActorControl<StartInfo> extends ActorLifecycle<StartInfo> {
+  memory(): ThreadMemory;
 }
 
 /** What each actor answers when it has started. */
@@ -21,8 +28,8 @@ export interface ActorStartInfo {
   consensus: null;
   /** The devp2p port actually bound. */
   p2p: { port: number };
-  /** The port actually bound. */
-  transport: { port: number };
+  /** The ports actually bound (absent for a transport this thread does not serve). */
+  transport: { httpPort?: number; wsPort?: number };
 }
 
 export type ControlOf<A extends ActorName> = ActorControl<ActorStartInfo[A]>;
@@ -32,8 +39,9 @@ type NodeEndpointFactory = (target: Worker | NonNullable<typeof parentPort>) => 
 const nodeEndpoint = nodeEndpointModule as unknown as NodeEndpointFactory;
 
 /** Called once in a worker to offer actor `actor`'s control interface to the supervisor. */
-export function exposeControl<A extends ActorName>(_actor: A, control: ControlOf<A>): void {
+export function exposeControl<A extends ActorName>(_actor: A, lifecycle: ActorLifecycle<ActorStartInfo[A]>): void {
   if (!parentPort) throw new Error('exposeControl must run inside a worker thread');
+  const control: ControlOf<A> = { start: () => lifecycle.start(), stop: () => lifecycle.stop(), memory: threadMemory };
   Comlink.expose(control, nodeEndpoint(parentPort));
 }
 

@@ -30,8 +30,16 @@ export interface NewHeadEvent {
   /** Hashes of the blocks that joined the canonical chain, oldest first; the head's alone without a re-org. */
   addedBlocks: Uint8Array[];
   includedTxHashes: Uint8Array[];
-  /** Post-block nonce of every sender with a transaction in the block, as [address hex, nonce]. */
+  /**
+   * Post-block nonce of every sender with a transaction in the block, as [address hex, nonce]; after a
+   * re-org, the nonce at the new head of every sender on either branch (it may have moved back).
+   */
   senderNonces: [string, bigint][];
+  /**
+   * Transactions of the removed blocks that the added ones do not carry, oldest first, as the blocks
+   * hold them: Besu puts them back in the pool. Empty without a re-org.
+   */
+  removedTransactions: Uint8Array[];
 }
 
 /** A JSON-RPC call routed to the actor that owns the method, params already parsed by the transport. */
@@ -134,3 +142,60 @@ export interface IstanbulReceived {
   data: Uint8Array;
   origin: string;
 }
+
+// ---------------------------------------------------------------------------------------------
+// Subscriptions (eth_subscribe over WebSocket and IPC): what the actors publish to the transports
+// ---------------------------------------------------------------------------------------------
+
+/** A log of a published block, which each transport matches against its own `logs` subscriptions. */
+export interface PublishedLog {
+  address: Uint8Array;
+  topics: Uint8Array[];
+  /** The log as a subscription shows it (§4.5), JSON text; `removed` is true for a block that left the chain. */
+  json: string;
+}
+
+/** A block as subscriptions need it, formatted once by the chain for every transport. */
+export interface PublishedBlock {
+  number: bigint;
+  /** The newHeads result (§4.1, transaction hashes), JSON text; absent when no transport subscribes to newHeads. */
+  header?: string;
+  /** The same with full transaction objects; present only when a transport subscribes with includeTransactions. */
+  headerWithTransactions?: string;
+  /** Empty when no transport has a `logs` subscription. */
+  logs: PublishedLog[];
+}
+
+/** What changed in the canonical chain, published once per new head. */
+export interface CanonicalBlocksEvent {
+  /** Blocks that left the canonical chain, newest first: only their logs, with `removed: true`. */
+  removed: PublishedBlock[];
+  /** Blocks that joined the canonical chain, oldest first. */
+  added: PublishedBlock[];
+}
+
+/** Which parts of each new block a transport's subscriptions need (the chain formats only those). */
+export interface ChainSubscriptionInterest {
+  newHeads: boolean;
+  newHeadsWithTransactions: boolean;
+  logs: boolean;
+}
+
+/** Which pool events a transport's subscriptions need. */
+export interface PoolSubscriptionInterest {
+  /** Hashes of transactions added to the pool. */
+  pending: boolean;
+  /** The same transactions as objects (`newPendingTransactions` with includeTransactions). */
+  pendingDetails: boolean;
+  dropped: boolean;
+}
+
+/** Transactions added to the pool in one turn of its event loop. */
+export interface PendingTransactionsEvent {
+  hashes: string[];
+  /** The `newPendingTransactions` objects as JSON text, in the order of `hashes`; only when a transport asked. */
+  details?: string[];
+}
+
+/** The sync state as eth_syncing shows it; null when in sync. */
+export type SyncStateEvent = { startingBlock: bigint; currentBlock: bigint; highestBlock: bigint } | null;

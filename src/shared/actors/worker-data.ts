@@ -43,6 +43,8 @@ export interface ChainActorData extends ActorDataBase {
   minGasPrice: bigint;
   /** `--rpc-max-logs-range` for eth_getLogs (0 = unlimited). */
   rpcMaxLogsRange: bigint;
+  /** `--rpc-max-logs-count`: the most logs one answer carries (0 = unlimited). */
+  rpcMaxLogsCount: number;
   /** `--min-priority-fee`, the floor of eth_maxPriorityFeePerGas. */
   minPriorityFee: bigint;
   /** Published head number/hash that transports read without a round trip. */
@@ -124,10 +126,30 @@ export interface HttpListenConfig {
   timeoutSeconds?: number;
 }
 
-export interface HttpActorData extends ActorDataBase {
+/** Where and how the JSON-RPC WebSocket port listens (rpc-auth-cli.md §6.1). */
+export interface WsListenConfig {
+  host: string;
+  /** 0 picks a free port. */
+  port: number;
+  /** `--host-allowlist` entries, checked at the upgrade. */
+  hostAllowlist: readonly string[];
+  /** `--rpc-ws-max-active-connections`, for the node (all transport threads together). */
+  maxActiveConnections: number;
+  /** `--rpc-ws-max-frame-size`, bytes; a message may be 4 frames long. */
+  maxFrameSize: number;
+}
+
+/**
+ * A JSON-RPC transport thread: the HTTP port, the WebSocket port, or both (every transport thread
+ * serves the enabled ones); the first thread also serves IPC. Each transport has its own API groups.
+ */
+export interface TransportActorData extends ActorDataBase {
   actor: 'transport';
-  server: HttpListenConfig;
-  apis: readonly string[];
+  http?: { server: HttpListenConfig; apis: readonly string[] };
+  ws?: { server: WsListenConfig; apis: readonly string[] };
+  ipc?: { path: string; apis: readonly string[] };
+  /** Open WebSocket connections and subscription ids, shared by every transport thread (transport-counters.ts). */
+  counters: SharedArrayBuffer;
   chainId: bigint;
   clientVersion: string;
   p2pEnabled: boolean;
@@ -146,7 +168,7 @@ export interface ActorDataOf {
   txpool: TxPoolActorData;
   consensus: ConsensusActorData;
   p2p: P2pActorData;
-  transport: HttpActorData;
+  transport: TransportActorData;
 }
 
 function isActorData<A extends ActorName>(value: unknown, actor: A): value is ActorDataOf[A] {

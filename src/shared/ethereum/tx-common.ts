@@ -1,9 +1,11 @@
 import { Common, Mainnet } from '@ethereumjs/common';
 import { paramsTx } from '@ethereumjs/tx';
 import { KZG_UNAVAILABLE } from './kzg-unavailable.js';
+import { nativeEcrecover } from './native-ecrecover.js';
 
 /**
- * A Common for constructing transactions (pool decoding, block building): chain id and fork rules only.
+ * A Common for constructing transactions (pool decoding, block building, decoding blocks): chain id,
+ * fork rules and native sender recovery only.
  *
  * ethereumjs copies the Common on every transaction and merges the tx parameter set into the copy
  * (JSON round trips plus a parameter-cache rebuild): about half of the construction time. This Common
@@ -36,7 +38,7 @@ export function txCommonFor(chainId: bigint, chainHardfork: string): TxParamsCom
       hardfork,
       params: paramsTx,
       // Constructing a blob transaction requires a KZG backend even though it is never called then.
-      customCrypto: { kzg: KZG_UNAVAILABLE },
+      customCrypto: { ecrecover: nativeEcrecover, kzg: KZG_UNAVAILABLE },
     });
     commonCache.set(key, common);
   }

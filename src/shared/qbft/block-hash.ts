@@ -10,8 +10,6 @@ import {
   Block,
   BlockHeader,
   createBlock,
-  createBlockFromBytesArray,
-  createBlockFromRLP,
   createBlockHeader,
   createBlockHeaderFromBytesArray,
   createBlockHeaderFromRLP,
@@ -20,6 +18,7 @@ import type { BlockBytes, BlockData, BlockOptions, HeaderData } from '@ethereumj
 import type { Common } from '@ethereumjs/common';
 import { RLP } from '@ethereumjs/rlp';
 import { keccak_256 } from '@noble/hashes/sha3.js';
+import { blockFromBytesArray, blockFromRlp } from '../ethereum/block-decode.js';
 
 import { decodeExtraData, encodeForCommittedSealHash, encodeForOnChainHash } from './extra-data.js';
 import type { BftExtraData } from './extra-data.js';
@@ -119,7 +118,7 @@ export function createQbftBlock(data: BlockData, opts: BlockOptions = {}): Block
 
 /** Block from raw RLP values [header, transactions, ommers, withdrawals?]. */
 export function qbftBlockFromValues(values: BlockBytes, common: Common): Block {
-  return installOnBlock(createBlockFromBytesArray(values, qbftOptions({ common, setHardfork: true })), true);
+  return installOnBlock(blockFromBytesArray(values, qbftOptions({ common, setHardfork: true })), true);
 }
 
 /**
@@ -127,5 +126,5 @@ export function qbftBlockFromValues(values: BlockBytes, common: Common): Block {
  * number and timestamp.
  */
 export function qbftBlockFromRlp(bytes: Uint8Array, common: Common): Block {
-  return installOnBlock(createBlockFromRLP(bytes, qbftOptions({ common, setHardfork: true })), true);
+  return installOnBlock(blockFromRlp(bytes, qbftOptions({ common, setHardfork: true })), true);
 }

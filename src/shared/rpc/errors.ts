@@ -156,6 +156,14 @@ export class RpcError extends Error {
   }
 }
 
+/**
+ * More logs than `--rpc-max-logs-count` (Basalt's own limit: Besu has none). Code -32005 as for the
+ * range limit; the wording is the one log-fetching tools already recognise to split a range.
+ */
+export function logsCountExceeded(limit: number): RpcErrorObject {
+  return { code: -32005, message: `query returned more than ${limit} results` };
+}
+
 /** Maps anything a handler threw to the error object a client sees; unknown failures are -32603. */
 export function toRpcErrorObject(err: unknown): RpcErrorObject {
   if (err instanceof RpcError) return err.toObject();

@@ -46,7 +46,12 @@ export class FilterRegistry<F extends { lastUsed: number }> {
     return this.filters.delete(normaliseId(id));
   }
 
+  /**
+   * The filters still alive. Expired ones go first: a pending-transaction filter that nobody polls
+   * anymore would otherwise gather every new transaction's hash for as long as the node runs.
+   */
   *all(): Iterable<F> {
+    this.sweep();
     yield* this.filters.values();
   }
 

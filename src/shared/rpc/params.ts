@@ -140,6 +140,13 @@ const DIGITS_BY_RADIX: Record<8 | 10 | 16, RegExp> = {
 };
 
 /**
+ * Significant digits of the longest signed 64-bit magnitude (2^63) per radix. Longer numbers are out
+ * of range whatever they say, and are refused before BigInt, whose parsing of a long string takes
+ * time quadratic in its length (a 10 MB number would hold a transport thread for minutes).
+ */
+const MAX_LONG_DIGITS: Record<8 | 10 | 16, number> = { 8: 22, 10: 19, 16: 16 };
+
+/**
  * Java `Long.decode`: optional sign, then `0x`/`0X`/`#` (hex), a leading `0` (octal) or decimal.
  * Returns undefined where Java throws NumberFormatException (bad digits, sign after the radix
  * prefix, out of the signed 64-bit range).
@@ -166,8 +173,10 @@ export function javaLongDecode(text: string): bigint | undefined {
   }
   const digits = text.slice(index);
   if (!DIGITS_BY_RADIX[radix].test(digits)) return undefined;
+  const significant = digits.replace(/^0+(?=.)/, '');
+  if (significant.length > MAX_LONG_DIGITS[radix]) return undefined;
   const prefix = radix === 16 ? '0x' : radix === 8 ? '0o' : '';
-  const magnitude = BigInt(prefix + digits);
+  const magnitude = BigInt(prefix + significant);
   const value = negative ? -magnitude : magnitude;
   return value < LONG_MIN || value > LONG_MAX ? undefined : value;
 }
@@ -238,8 +247,11 @@ export function parseBlockRef(raw: unknown, err: RpcErrorObject = RpcErrors.INVA
  */
 export function parseAddress(raw: unknown, err: RpcErrorObject = RpcErrors.INVALID_ADDRESS_PARAMS): Uint8Array {
   if (typeof raw !== 'string') return fail(err);
-  const bytes = decodeHexDigits(stripHexPrefix(raw), true);
-  if (bytes === undefined || bytes.length > 20) return fail(err);
+  const digits = stripHexPrefix(raw);
+  // More than 20 bytes fails anyway: a giant string is refused without decoding it.
+  if (digits.length > 40) return fail(err);
+  const bytes = decodeHexDigits(digits, true);
+  if (bytes === undefined) return fail(err);
   return leftPad(bytes, 20);
 }
 

@@ -17,9 +17,13 @@ import { txpoolMethods } from './methods/txpool-methods.js';
 import { peerMethods } from './methods/peer-methods.js';
 import { debugMethods } from './methods/debug-methods.js';
 import { qbftMethods } from './methods/qbft-methods.js';
+import { subscriptionMethods } from './methods/subscription-methods.js';
 
 /** Who answers a method: an actor, or the transport itself without a hop. */
 export type Owner = 'chain' | 'txpool' | 'consensus' | 'p2p' | 'transport';
+
+/** The JSON-RPC transports: each serves the registry with its own enabled API groups. */
+export type JsonRpcTransport = 'http' | 'ws' | 'ipc';
 
 export interface MethodSpec {
   readonly group: MethodGroup;
@@ -33,11 +37,16 @@ export interface MethodSpec {
   readonly fallbackOwner?: Owner;
   /** Methods that reject any other number of params with "Invalid number of params" (§1.2 item 5). */
   readonly exactParamCount?: number;
+  /**
+   * The only transports that serve the method (subscriptions need a connection that outlives the
+   * call); on the others it is "Method not found" as in Besu, whatever groups are enabled. Absent: all.
+   */
+  readonly transports?: readonly JsonRpcTransport[];
   /** Turns raw JSON params into the typed value the owner receives; throws `RpcError` on bad input. */
   parseParams(raw: readonly unknown[]): Wire;
 }
 
-const registry = { ...nodeMethods, ...stateMethods, ...blockMethods, ...feeMethods, ...logMethods, ...txpoolMethods, ...peerMethods, ...debugMethods, ...qbftMethods };
+const registry = { ...nodeMethods, ...stateMethods, ...blockMethods, ...feeMethods, ...logMethods, ...txpoolMethods, ...peerMethods, ...debugMethods, ...qbftMethods, ...subscriptionMethods };
 
 type Registry = typeof registry;
 

@@ -3,6 +3,10 @@ export class RecentKeys {
   private readonly keys = new Map<string, true>();
   constructor(private readonly limit: number) {}
 
+  has(key: string): boolean {
+    return this.keys.has(key);
+  }
+
   /** Adds `key`; false when it was already there. */
   add(key: string): boolean {
     if (this.keys.has(key)) return false;

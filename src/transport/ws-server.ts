@@ -1,0 +1,137 @@
+/**
+ * The JSON-RPC WebSocket port (rpc-auth-cli.md §6.1) on a raw uWebSockets.js app of its own. Like the
+ * HTTP port, several transport threads may each serve it: uWS listens with SO_REUSEPORT and the
+ * kernel spreads connections; the connection limit is counted across threads in shared memory.
+ *
+ * Frame size: uWS hands over whole messages and never shows the frames they came in, so
+ * `--rpc-ws-max-frame-size` cannot be checked per frame. Besu allows messages of up to 4 frames of that
+ * size; the limit is applied to the message (4 × the frame size): a message above it closes the
+ * connection, as in Besu. The difference: one frame larger than the frame size but within the message
+ * limit is accepted here, where Besu closes the connection.
+ *
+ * Slow readers: answers and notifications wait in a per-connection send buffer while the client does
+ * not read them. Once more than SEND_BUFFER_LIMIT bytes wait, the next message is not queued: the
+ * connection is closed (its subscriptions go with it) and the node says so once.
+ */
+import uWS from 'uWebSockets.js';
+import type { HttpRequest, HttpResponse, TemplatedApp, WebSocket } from 'uWebSockets.js';
+import type { WsListenConfig } from '../shared/actors/worker-data.js';
+import type { TransportCounters } from '../shared/shared-memory/transport-counters.js';
+import { assertNativeUws } from '../shared/uws-native.js';
+import { Logger } from '../shared/util/log.js';
+import { createWsPortPolicy } from './http-policy.js';
+import { writeAnswer } from './jsonrpc-route.js';
+import type { StreamSession } from './stream-session.js';
+import { closeListenSocket, listenUws } from './uws-listen.js';
+
+const log = new Logger('WebSocket');
+
+/** Besu accepts messages of up to this many frames of `--rpc-ws-max-frame-size`. */
+export const FRAMES_PER_MESSAGE = 4;
+
+/**
+ * Bytes of answers and notifications that may wait for a client that does not read before its
+ * connection is closed. A single answer larger than this still goes out to a client that reads.
+ */
+export const SEND_BUFFER_LIMIT = 8 * 1024 * 1024;
+
+/** uWS closes a connection idle this long (pinging it first, which a live client answers). */
+const IDLE_TIMEOUT_SECONDS = 120;
+
+/** uWS `send` result: the message was not queued because the send buffer is over its limit. */
+const SEND_DROPPED = 2;
+
+export interface WsServerConfig extends WsListenConfig {
+  counters: TransportCounters;
+  /** A new connection: the session that answers its messages, writing through `write`. */
+  openSession(write: (text: string) => void): StreamSession;
+  /** Overrides SEND_BUFFER_LIMIT (tests). */
+  sendBufferLimit?: number;
+}
+
+export interface WsServerHandle {
+  readonly port: number;
+  close(): void;
+}
+
+interface Connection {
+  session?: StreamSession;
+  remote: string;
+  /** Closed for not reading: nothing more is sent. */
+  cut: boolean;
+}
+
+export async function startWsServer(cfg: WsServerConfig): Promise<WsServerHandle> {
+  assertNativeUws();
+  const policy = createWsPortPolicy(cfg);
+  const sendBufferLimit = cfg.sendBufferLimit ?? SEND_BUFFER_LIMIT;
+  const open = new Set<WebSocket<Connection>>();
+  const app: TemplatedApp = uWS.App();
+
+  const cut = (ws: WebSocket<Connection>, connection: Connection): void => {
+    connection.cut = true;
+    log.warn(`Closed the WebSocket connection from ${connection.remote}: more than ${sendBufferLimit} bytes waited for it to read; its subscriptions are dropped`);
+    // Not from inside a send: closing runs the close handler, which drops subscriptions being iterated.
+    setImmediate(() => {
+      if (open.has(ws)) ws.close();
+    });
+  };
+
+  app.ws<Connection>('/*', {
+    maxPayloadLength: FRAMES_PER_MESSAGE * cfg.maxFrameSize,
+    maxBackpressure: sendBufferLimit,
+    idleTimeout: IDLE_TIMEOUT_SECONDS,
+    sendPingsAutomatically: true,
+    upgrade: (res: HttpResponse, req: HttpRequest, context) => {
+      const refusal = policy.upgrade(req.getHeader('host') || undefined);
+      if (refusal !== undefined) {
+        writeAnswer(res, refusal);
+        return;
+      }
+      // Besu closes a connection beyond the limit without an answer.
+      if (!cfg.counters.tryOpenConnection(cfg.maxActiveConnections)) {
+        log.debug(`WebSocket connection refused: ${cfg.maxActiveConnections} connections are open (--rpc-ws-max-active-connections)`);
+        res.close();
+        return;
+      }
+      const connection: Connection = { remote: Buffer.from(res.getRemoteAddressAsText()).toString(), cut: false };
+      res.upgrade(connection, req.getHeader('sec-websocket-key'), req.getHeader('sec-websocket-protocol'), req.getHeader('sec-websocket-extensions'), context);
+    },
+    open: (ws) => {
+      open.add(ws);
+      const connection = ws.getUserData();
+      connection.session = cfg.openSession((text) => {
+        if (connection.cut) return;
+        let status = 0;
+        ws.cork(() => (status = ws.send(text, false)));
+        if (status === SEND_DROPPED) cut(ws, connection);
+      });
+      log.debug(`WebSocket connection from ${connection.remote} opened`);
+    },
+    message: (ws, message) => {
+      // Text and binary frames alike; the text is copied out before uWS reuses the buffer.
+      ws.getUserData().session?.receive(Buffer.from(message).toString('utf8'));
+    },
+    close: (ws, code) => {
+      open.delete(ws);
+      cfg.counters.closeConnection();
+      const connection = ws.getUserData();
+      connection.session?.close();
+      log.debug(`WebSocket connection from ${connection.remote} closed (${code})`);
+    },
+  });
+  // Requests that are not a WebSocket handshake.
+  app.any('/*', (res, req) => {
+    writeAnswer(res, policy.request({ method: req.getCaseSensitiveMethod(), path: req.getUrl(), host: req.getHeader('host') || undefined }));
+  });
+
+  const listening = await listenUws(app, cfg.host, cfg.port, 'JSON-RPC WebSocket');
+  return {
+    port: listening.port,
+    close() {
+      closeListenSocket(listening.socket);
+      for (const ws of [...open]) ws.close();
+      (app as unknown as { close(): void }).close();
+    },
+  };
+}

@@ -1,0 +1,141 @@
+/**
+ * A JSON-RPC transport thread: serves the HTTP port, the WebSocket port or both (the supervisor starts
+ * `--rpc-http-workers` of them, which share the ports), and the first one IPC too. Requests are parsed
+ * here; transport-local methods are answered from shared memory, every other call goes straight to
+ * the owning actor over its direct channel. WebSocket and IPC connections hold subscriptions, fed by
+ * the chain's, pool's and p2p actor's events. Holds no chain data.
+ */
+import { exposeControl } from '../src/shared/actors/control.js';
+import { openChannel, RemoteError } from '../src/shared/actors/channel.js';
+import { TRANSPORT_CHAIN, TRANSPORT_CONSENSUS, TRANSPORT_P2P, TRANSPORT_TXPOOL } from '../src/shared/actors/channels.js';
+import { actorData } from '../src/shared/actors/worker-data.js';
+import { RpcErrors, toRpcErrorObject } from '../src/shared/rpc/errors.js';
+import { ETH_PROTOCOL_VERSION } from '../src/shared/ethereum/eth-protocol.js';
+import type { JsonRpcTransport } from '../src/shared/rpc/registry.js';
+import { P2pStatusReader } from '../src/shared/shared-memory/p2p-status-view.js';
+import { TransportCounters } from '../src/shared/shared-memory/transport-counters.js';
+import { createMethodCaller } from '../src/transport/jsonrpc.js';
+import type { RpcOutcome } from '../src/transport/jsonrpc.js';
+import { IPC_RULES, WS_RULES, type StreamRules } from '../src/transport/jsonrpc-stream.js';
+import type { Json, Wire } from '../src/shared/rpc/types.js';
+import type { RpcCall } from '../src/shared/actors/messages.js';
+import { HeadReader } from '../src/shared/shared-memory/head-view.js';
+import { startHttpServer } from '../src/transport/http-server.js';
+import type { HttpServerHandle } from '../src/transport/http-server.js';
+import { startIpcServer, type IpcServerHandle } from '../src/transport/ipc-server.js';
+import { createDispatch, createLocalMethods } from '../src/transport/local-methods.js';
+import { StreamSession } from '../src/transport/stream-session.js';
+import { SubscriptionHub } from '../src/transport/subscription-hub.js';
+import { startWsServer, type WsServerHandle } from '../src/transport/ws-server.js';
+import { Logger, setLogLevel } from '../src/shared/util/log.js';
+
+const data = actorData('transport');
+setLogLevel(data.logLevel);
+const log = new Logger('JsonRpc');
+
+let http: HttpServerHandle | undefined;
+let ws: WsServerHandle | undefined;
+let ipc: IpcServerHandle | undefined;
+
+exposeControl('transport', {
+  async start() {
+    const actors = {
+      chain: openChannel(TRANSPORT_CHAIN, 'transport', data.ports.chain),
+      txpool: openChannel(TRANSPORT_TXPOOL, 'transport', data.ports.txpool),
+      consensus: openChannel(TRANSPORT_CONSENSUS, 'transport', data.ports.consensus),
+      p2p: data.ports.p2p === undefined ? undefined : openChannel(TRANSPORT_P2P, 'transport', data.ports.p2p),
+    };
+    const head = new HeadReader(data.headView);
+    const p2pStatus = data.p2pStatusView === undefined ? undefined : new P2pStatusReader(data.p2pStatusView);
+    const peerCount = () => p2pStatus?.peerCount() ?? 0;
+    const syncStatus = () => {
+      const sync = p2pStatus?.sync();
+      const currentBlock = head.headNumber();
+      // The head may have reached the target before the p2p actor saw it.
+      return sync === undefined || currentBlock === null || currentBlock >= sync.highestBlock ? undefined : { ...sync, currentBlock };
+    };
+    // net_services reads the ports at each call: with port 0 they are known once the servers listen.
+    const jsonRpc = data.http === undefined ? undefined : { host: data.http.server.host, port: data.http.server.port };
+    const wsService = data.ws === undefined ? undefined : { host: data.ws.server.host, port: data.ws.server.port };
+    const localMethods = (apis: readonly string[]) =>
+      createLocalMethods({
+        clientVersion: data.clientVersion,
+        networkId: data.networkId ?? data.chainId,
+        chainId: data.chainId,
+        apis,
+        head,
+        p2pEnabled: data.p2pEnabled,
+        peerCount,
+        syncStatus,
+        ethProtocolVersion: ETH_PROTOCOL_VERSION,
+        ...(jsonRpc === undefined ? {} : { jsonRpc }),
+        ...(wsService === undefined ? {} : { ws: wsService }),
+        ...(data.p2p === undefined ? {} : { p2p: data.p2p }),
+      });
+    const toActor = async (owner: keyof typeof actors, method: string, params: Wire): Promise<RpcOutcome> => {
+      try {
+        const channel: { request(type: 'rpc', body: RpcCall): Promise<Json> } | undefined = actors[owner];
+        if (channel === undefined) return { error: RpcErrors.P2P_DISABLED };
+        return { result: await channel.request('rpc', { method, params }) };
+      } catch (err) {
+        return { error: err instanceof RemoteError ? err.error : toRpcErrorObject(err) };
+      }
+    };
+
+    if (data.http !== undefined) {
+      const apis = data.http.apis;
+      const send = createDispatch(localMethods(apis), toActor);
+      http = await startHttpServer({
+        ...data.http.server,
+        call: createMethodCaller({ enabledApis: apis, transport: 'http', send }),
+        health: () => {
+          const sync = syncStatus();
+          return { p2pEnabled: data.p2pEnabled, peerCount: peerCount(), ...(sync ? { sync } : {}) };
+        },
+      });
+      jsonRpc!.port = http.port;
+    }
+
+    if (data.ws !== undefined || data.ipc !== undefined) {
+      const counters = new TransportCounters(data.counters);
+      const hub = new SubscriptionHub({
+        nextId: () => counters.nextSubscriptionId(),
+        chainInterest: async (interest) => void (await actors.chain.request('subscriptionInterest', interest)),
+        poolInterest: async (interest) => void (await actors.txpool.request('subscriptionInterest', interest)),
+      });
+      actors.chain.on({ canonicalBlocks: (event) => hub.onCanonicalBlocks(event) });
+      actors.txpool.on({
+        pendingTransactions: (event) => hub.onPendingTransactions(event),
+        droppedTransactions: ({ hashes }) => hub.onDroppedTransactions(hashes),
+      });
+      actors.p2p?.on({ syncState: (state) => hub.onSyncState(state) });
+      /** Sessions of a connection-holding transport: its own groups, its subscriptions in the hub. */
+      const sessionsOf = (transport: JsonRpcTransport, apis: readonly string[], rules: StreamRules) => {
+        const local = localMethods(apis);
+        return (write: (text: string) => void) =>
+          new StreamSession({
+            rules,
+            write,
+            log,
+            callerFor: (session) =>
+              createMethodCaller({ enabledApis: apis, transport, send: createDispatch(local, toActor, hub.handlers(session)) }),
+            onClose: (session) => {
+              const dropped = hub.connectionClosed(session);
+              if (dropped > 0) log.debug(`A ${transport === 'ws' ? 'WebSocket' : 'IPC'} connection closed: its ${dropped} subscription(s) dropped`);
+            },
+          });
+      };
+      if (data.ws !== undefined) {
+        ws = await startWsServer({ ...data.ws.server, counters, openSession: sessionsOf('ws', data.ws.apis, WS_RULES) });
+        wsService!.port = ws.port;
+      }
+      if (data.ipc !== undefined) ipc = await startIpcServer({ path: data.ipc.path, openSession: sessionsOf('ipc', data.ipc.apis, IPC_RULES) });
+    }
+    return { ...(http ? { httpPort: http.port } : {}), ...(ws ? { wsPort: ws.port } : {}) };
+  },
+  async stop() {
+    await http?.close();
+    ws?.close();
+    await ipc?.close();
+  },
+});
