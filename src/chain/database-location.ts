@@ -52,7 +52,14 @@ export async function prepareDatabaseLocation(dataPath: string, log: (message: s
     finishMove(dataPath, staging, target);
     return target;
   }
-  if (!rocksDbFilesIn(dataPath).includes('CURRENT')) return target;
+  const earlierFiles = rocksDbFilesIn(dataPath);
+  if (earlierFiles.length === 0) return target;
+  if (!earlierFiles.includes('CURRENT')) {
+    throw new Error(
+      `Data path ${dataPath} holds files of a RocksDB database (${earlierFiles.sort().join(', ')}) but not its CURRENT file, ` +
+        'so it is not a database Basalt can open or move: move those files away or use another --data-path',
+    );
+  }
   if (existsSync(target)) {
     throw new Error(
       `Data path ${dataPath} holds a database directly in it (the layout of an earlier Basalt: CURRENT, MANIFEST-*, *.sst) ` +

@@ -17,10 +17,18 @@ export interface CommandContext {
   readonly readFile: ReadFile;
   readonly stdout: (text: string) => void;
   readonly stderr: (text: string) => void;
+  /** All of standard input, to its end (`rlp encode` without `--from`). */
+  readonly readStdin: () => Promise<string>;
   /** Starts the node and resolves with the exit code when it stops (the supervisor's `runNode`). */
   readonly runNode: (options: NodeOptions) => Promise<number>;
   /** The node options given before the subcommand (Besu: `besu --data-path=x blocks import ...`). */
   readonly parentArgv: readonly string[];
+}
+
+async function readProcessStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 async function runNodeFromSupervisor(options: NodeOptions): Promise<number> {
@@ -34,6 +42,7 @@ export const PROCESS_CONTEXT: CommandContext = {
   readFile: (path) => readFileSync(path, 'utf8'),
   stdout: (text) => void process.stdout.write(text),
   stderr: (text) => void process.stderr.write(text),
+  readStdin: readProcessStdin,
   runNode: runNodeFromSupervisor,
   parentArgv: [],
 };

@@ -11,6 +11,7 @@ import { BasaltCommand, separateNodeOptions } from './command.js';
 import { CliUsageError } from './errors.js';
 import type { NodeOptions } from './options.js';
 import { resolveOptions } from './resolve.js';
+import { errorMessage } from '../../shared/util/errors.js';
 
 /** Exit code of a command that failed while running (picocli's `exitCodeOnExecutionException`). */
 export const EXECUTION_FAILED_EXIT_CODE = 1;
@@ -45,6 +46,23 @@ export abstract class BasaltSubcommand extends BasaltCommand {
     return { flags: parsed.flags, options: resolveOptions([...parentArgv, ...nodeArgv], env, readFile) };
   }
 
+  /**
+   * The command's own flags, for a command that takes no node options after its name (`rlp encode`,
+   * `operator generate-blockchain-config`): any other word is picocli's usage error.
+   */
+  protected async parseOwnFlags<F extends Record<string, unknown>>(flags: Interfaces.FlagInput<F>): Promise<F> {
+    const { own, nodeArgv } = separateNodeOptions(this.argv, flags as Parameters<typeof separateNodeOptions>[1]);
+    const options = nodeArgv.filter((word) => word.startsWith('-'));
+    if (options.length > 0) throw new CliUsageError(`Unknown option${options.length > 1 ? 's' : ''}: ${options.map((word) => `'${word}'`).join(', ')}`);
+    const stray = nodeArgv[0];
+    if (stray !== undefined) {
+      // picocli counts from the first word of the command line.
+      const index = this.context.parentArgv.length + (this.id?.split(':').length ?? 0) + this.argv.indexOf(stray);
+      throw new CliUsageError(`Unmatched argument at index ${index}: '${stray}'`);
+    }
+    return (await this.parse<F, Record<string, unknown>, Record<string, unknown>>({ flags, strict: true }, own)).flags;
+  }
+
   /** Runs `body`, reporting a CommandFailure as a message and exit code 1; parameter errors go to main(). */
   protected async reporting(body: () => Promise<number>): Promise<number> {
     try {
@@ -56,8 +74,11 @@ export abstract class BasaltSubcommand extends BasaltCommand {
     }
   }
 
-  /** Besu's output convention: to standard output with a newline, or into the `--to` file without one. */
-  protected writeResult(text: string, to: string | undefined): void {
+  /**
+   * Besu's output convention: to standard output with a newline, or into the `--to` file without one.
+   * `failure` makes the error for a file that cannot be written (by default a CommandFailure).
+   */
+  protected writeResult(text: string, to: string | undefined, failure = (reason: string): Error => new CommandFailure(`Unable to write to ${to}: ${reason}`)): void {
     if (to === undefined) {
       this.context.stdout(`${text}\n`);
       return;
@@ -65,7 +86,7 @@ export abstract class BasaltSubcommand extends BasaltCommand {
     try {
       writeFileSync(to, text);
     } catch (error) {
-      throw new CommandFailure(`Unable to write to ${to}: ${error instanceof Error ? error.message : String(error)}`);
+      throw failure(errorMessage(error));
     }
   }
 }

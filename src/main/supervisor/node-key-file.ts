@@ -9,12 +9,12 @@
  */
 import { closeSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync, writeFileSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
-import { keccak_256 } from '@noble/hashes/sha3.js';
 import { utils as secp256k1 } from '@noble/secp256k1';
 import type { NodeOptions } from '../cli/options.js';
 import { nodeIdOf } from '../../shared/ethereum/enode.js';
 import { loadDevNetwork } from '../../shared/ethereum/genesis.js';
 import { formatNodeKey, NodeKeyFileError, readNodeKeyFile } from '../../shared/ethereum/node-key.js';
+import { addressFromPublicKey } from '../../shared/qbft/seal.js';
 import { nodeKeyPath, publicKeyPath } from '../../shared/util/data-path.js';
 import { StartupError } from './network.js';
 
@@ -38,7 +38,7 @@ export function formatPublicKey(nodeKey: Uint8Array): string {
 
 /** `0x` + the 40 hex digits of the key's address: the validator address in a QBFT extraData. */
 export function formatAddress(nodeKey: Uint8Array): string {
-  return `0x${Buffer.from(keccak_256(nodeIdOf(nodeKey)).subarray(12)).toString('hex')}`;
+  return `0x${Buffer.from(addressFromPublicKey(nodeIdOf(nodeKey))).toString('hex')}`;
 }
 
 /** Creates `<path>` with `content`, mode 0600, unless it exists; false when it did. Never a half-written file. */
