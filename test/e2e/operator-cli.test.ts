@@ -296,3 +296,11 @@ test('operator generate-blockchain-config errors: Besu\'s messages; nothing is w
   const one = await basalt(['operator', 'generate-blockchain-config', `--config-file=${configFile({})}`]);
   t.deepEqual([one.code, one.stderr], [2, `Missing required option: '--to=<DIRECTORY>'\n${HELP_POINTER}`]);
 });
+
+test('every operator subcommand takes --version, as Besu\'s do', async (t) => {
+  const { version } = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
+  for (const command of [['rlp', 'encode'], ['public-key', 'export'], ['public-key', 'export-address'], ['operator', 'generate-blockchain-config']]) {
+    const result = await basalt([...command, '--version']);
+    t.deepEqual([result.code, result.stdout, result.stderr], [0, `basalt/v${version}\n`, ''], command.join(' '));
+  }
+});

@@ -21,10 +21,7 @@ export abstract class NodeKeyExportCommand extends BasaltSubcommand {
 
   async run(): Promise<number> {
     const { flags, options } = await this.parseWithNodeOptions(KEY_EXPORT_FLAGS);
-    if (flags.version) {
-      this.context.stdout(this.versionLine());
-      return 0;
-    }
+    if (this.versionShown(flags)) return 0;
     const curve = flags['ec-curve'];
     if (curve !== undefined && curve.toLowerCase() !== 'secp256k1') throw invalidValue('--ec-curve', `'${curve}' is not supported; Basalt supports secp256k1 only`);
     return this.reporting(async () => {

@@ -63,6 +63,12 @@ export abstract class BasaltSubcommand extends BasaltCommand {
     return (await this.parse<F, Record<string, unknown>, Record<string, unknown>>({ flags, strict: true }, own)).flags;
   }
 
+  /** Prints the version line when `--version` was given; true when it was (the command then ends, exit 0). */
+  protected versionShown(flags: { readonly version?: boolean }): boolean {
+    if (flags.version === true) this.context.stdout(this.versionLine());
+    return flags.version === true;
+  }
+
   /** Runs `body`, reporting a CommandFailure as a message and exit code 1; parameter errors go to main(). */
   protected async reporting(body: () => Promise<number>): Promise<number> {
     try {

@@ -28,10 +28,7 @@ export default class OperatorGenerateBlockchainConfigCommand extends BasaltSubco
 
   async run(): Promise<number> {
     const flags = await this.parseOwnFlags(FLAGS);
-    if (flags.version) {
-      this.context.stdout(this.versionLine());
-      return 0;
-    }
+    if (this.versionShown(flags)) return 0;
     requireOptions(flags, { 'config-file': '<FILE>', to: '<DIRECTORY>' });
     const configFile = flags['config-file']!;
     const to = flags.to!;

@@ -31,10 +31,7 @@ export default class RlpEncodeCommand extends BasaltSubcommand {
 
   async run(): Promise<number> {
     const flags = await this.parseOwnFlags(FLAGS);
-    if (flags.version) {
-      this.context.stdout(this.versionLine());
-      return 0;
-    }
+    if (this.versionShown(flags)) return 0;
     const type = extraDataType(flags.type);
     const input = flags.from === undefined ? (await this.context.readStdin()).replace(/\s/g, '') : readInput(this.context.readFile, flags.from);
     if (input === '') throw new CliUsageError('An error occurred while trying to read the JSON data.');
