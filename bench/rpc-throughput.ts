@@ -7,16 +7,14 @@
  *   npm run build && node dist/bench/rpc-throughput.js [--concurrency=64] [--seconds=5] [--wrk]
  */
 import { fork } from 'node:child_process';
-import { toBeHex, zeroPadValue, getCreateAddress } from 'ethers';
 import { DEV_ACCOUNTS } from '../test/helpers/dev-accounts.js';
-import { storeAndLogDeployCode } from '../test/helpers/contracts.js';
 import { parseFlags } from './lib/args.js';
 import { onCleanup, runBenchmark } from './lib/cleanup.js';
 import { startBenchNode } from './lib/dev-node.js';
 import { fixed, log, printTable } from './lib/format.js';
 import { jsonPostRequest, rpcBody, RpcClient, runClosedLoop } from './lib/http-client.js';
 import { CpuMeter } from './lib/proc.js';
-import { accountFromKey, signingCommon, signTx } from './lib/signing.js';
+import { deployStoreAndLog } from './lib/contracts.js';
 import { LatencyRecorder, summarizeLatencies } from './lib/stats.js';
 import { runWrk, wrkPath } from './lib/wrk.js';
 
@@ -188,33 +186,6 @@ async function checkAnswer(port: number, method: string, params: unknown[]): Pro
   try {
     const result = await rpc.call(method, params);
     log(`${method} answers ${JSON.stringify(result)}`);
-  } finally {
-    rpc.close();
-  }
-}
-
-/** Deploys storeAndLog from a dev account, stores 42 in it, and returns its address once mined. */
-async function deployStoreAndLog(port: number): Promise<string> {
-  const rpc = new RpcClient(HOST, port);
-  try {
-    const deployer = accountFromKey(DEV_ACCOUNTS[1].privateKey);
-    const common = signingCommon(Number(await rpc.call<string>('eth_chainId')));
-    const nonce = BigInt(await rpc.call<string>('eth_getTransactionCount', [deployer.address, 'latest']));
-    const head = await rpc.call<{ baseFeePerGas?: string }>('eth_getBlockByNumber', ['latest', false]);
-    const maxPriorityFeePerGas = 10n ** 9n;
-    const maxFeePerGas = 2n * BigInt(head.baseFeePerGas ?? '0x0') + maxPriorityFeePerGas;
-    const contract = getCreateAddress({ from: deployer.address, nonce }).toLowerCase();
-    const deploy = signTx(common, deployer, { nonce, value: 0n, data: storeAndLogDeployCode(), gasLimit: 200_000n, maxFeePerGas, maxPriorityFeePerGas });
-    const store = signTx(common, deployer, { nonce: nonce + 1n, to: contract, value: 0n, data: zeroPadValue(toBeHex(42), 32), gasLimit: 100_000n, maxFeePerGas, maxPriorityFeePerGas });
-    await rpc.call('eth_sendRawTransaction', [deploy.raw]);
-    await rpc.call('eth_sendRawTransaction', [store.raw]);
-    const deadline = Date.now() + 30_000;
-    while ((await rpc.call('eth_getTransactionReceipt', [store.hash])) === null) {
-      if (Date.now() > deadline) throw new Error('the storeAndLog deployment was not mined within 30 s');
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-    log(`storeAndLog deployed at ${contract}`);
-    return contract;
   } finally {
     rpc.close();
   }

@@ -1,9 +1,11 @@
 /**
- * A JSON-RPC transport thread: serves the HTTP port, the WebSocket port or both (the supervisor starts
- * `--rpc-http-workers` of them, which share the ports), and the first one IPC too. Requests are parsed
- * here; transport-local methods are answered from shared memory, every other call goes straight to
- * the owning actor over its direct channel. WebSocket and IPC connections hold subscriptions, fed by
- * the chain's, pool's and p2p actor's events. Holds no chain data.
+ * A transport thread: serves the JSON-RPC HTTP port, the WebSocket port or both (the supervisor starts
+ * `--rpc-http-workers` of them, which share the ports), the first one IPC too, and the GraphQL port
+ * (on the same threads, or on `--graphql-http-workers` threads that serve only it). JSON-RPC requests
+ * are parsed here; transport-local methods are answered from shared memory, every other call goes
+ * straight to the owning actor over its direct channel. WebSocket and IPC connections hold
+ * subscriptions, fed by the chain's, pool's and p2p actor's events. GraphQL runs queries here and
+ * reads from the actors in bulk. Holds no chain data.
  */
 import { exposeControl } from '../src/shared/actors/control.js';
 import { openChannel, RemoteError } from '../src/shared/actors/channel.js';
@@ -24,6 +26,8 @@ import { startHttpServer } from '../src/transport/http-server.js';
 import type { HttpServerHandle } from '../src/transport/http-server.js';
 import { startIpcServer, type IpcServerHandle } from '../src/transport/ipc-server.js';
 import { createDispatch, createLocalMethods } from '../src/transport/local-methods.js';
+import { createGraphqlService } from '../src/transport/graphql/execute.js';
+import { startGraphqlServer, type GraphqlServerHandle } from '../src/transport/graphql/server.js';
 import { StreamSession } from '../src/transport/stream-session.js';
 import { SubscriptionHub } from '../src/transport/subscription-hub.js';
 import { startWsServer, type WsServerHandle } from '../src/transport/ws-server.js';
@@ -36,6 +40,7 @@ const log = new Logger('JsonRpc');
 let http: HttpServerHandle | undefined;
 let ws: WsServerHandle | undefined;
 let ipc: IpcServerHandle | undefined;
+let graphqlServer: GraphqlServerHandle | undefined;
 
 exposeControl('transport', {
   async start() {
@@ -57,6 +62,7 @@ exposeControl('transport', {
     // net_services reads the ports at each call: with port 0 they are known once the servers listen.
     const jsonRpc = data.http === undefined ? undefined : { host: data.http.server.host, port: data.http.server.port };
     const wsService = data.ws === undefined ? undefined : { host: data.ws.server.host, port: data.ws.server.port };
+    const graphqlService = data.graphql === undefined ? data.graphqlService : { host: data.graphql.host, port: data.graphql.port };
     const localMethods = (apis: readonly string[]) =>
       createLocalMethods({
         clientVersion: data.clientVersion,
@@ -70,6 +76,7 @@ exposeControl('transport', {
         ethProtocolVersion: ETH_PROTOCOL_VERSION,
         ...(jsonRpc === undefined ? {} : { jsonRpc }),
         ...(wsService === undefined ? {} : { ws: wsService }),
+        ...(graphqlService === undefined ? {} : { graphql: graphqlService }),
         ...(data.p2p === undefined ? {} : { p2p: data.p2p }),
       });
     const toActor = async (owner: keyof typeof actors, method: string, params: Wire): Promise<RpcOutcome> => {
@@ -81,6 +88,15 @@ exposeControl('transport', {
         return { error: err instanceof RemoteError ? err.error : toRpcErrorObject(err) };
       }
     };
+
+    if (data.graphql !== undefined) {
+      const service = createGraphqlService(
+        { chain: actors.chain, txpool: actors.txpool, chainId: data.chainId, headNumber: () => head.headNumber(), syncStatus },
+        { maxComplexity: data.graphql.maxQueryComplexity, maxDepth: data.graphql.maxQueryDepth },
+      );
+      graphqlServer = await startGraphqlServer(data.graphql, service);
+      graphqlService!.port = graphqlServer.port;
+    }
 
     if (data.http !== undefined) {
       const apis = data.http.apis;
@@ -131,9 +147,14 @@ exposeControl('transport', {
       }
       if (data.ipc !== undefined) ipc = await startIpcServer({ path: data.ipc.path, openSession: sessionsOf('ipc', data.ipc.apis, IPC_RULES) });
     }
-    return { ...(http ? { httpPort: http.port } : {}), ...(ws ? { wsPort: ws.port } : {}) };
+    return {
+      ...(http ? { httpPort: http.port } : {}),
+      ...(ws ? { wsPort: ws.port } : {}),
+      ...(graphqlServer ? { graphqlPort: graphqlServer.port } : {}),
+    };
   },
   async stop() {
+    graphqlServer?.close();
     await http?.close();
     ws?.close();
     await ipc?.close();

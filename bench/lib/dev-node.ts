@@ -11,6 +11,8 @@ export interface BenchNodeOptions {
   args?: string[];
   /** When set, the node runs with `--cpu-prof` and writes one profile per thread into this directory. */
   cpuProfileDir?: string;
+  /** GraphQL HTTP on as well (port 0, read back as `graphqlPort`). */
+  graphql?: boolean;
   /** devp2p on a free loopback port (off by default: no peer takes part in a benchmark). */
   p2p?: boolean;
   /** Added to the node's environment. */
@@ -22,6 +24,8 @@ export interface BenchNodeOptions {
 export interface BenchNode {
   port: number;
   url: string;
+  /** The GraphQL HTTP port when asked for. */
+  graphqlPort: number | undefined;
   pid: number;
   /** The devp2p port, when started with `p2p`. */
   p2pPort?: number;
@@ -36,6 +40,7 @@ export interface BenchNode {
 export async function startBenchNode(opts: BenchNodeOptions = {}): Promise<BenchNode> {
   const node = await startNode({
     args: opts.args,
+    graphql: opts.graphql ?? false,
     p2p: opts.p2p ?? false,
     nodeFlags: opts.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfileDir}`] : [],
     readyTimeoutMs: 60_000,
@@ -66,5 +71,6 @@ export async function startBenchNode(opts: BenchNodeOptions = {}): Promise<Bench
       unregister();
     })());
   const unregister = onCleanup(`dev node pid ${pid}`, stop);
-  return { port: node.port, url: node.url, pid, ...(node.p2pPort === undefined ? {} : { p2pPort: node.p2pPort }), running, output: node.output, stop };
+  const graphqlPort = node.graphqlUrl === undefined ? undefined : Number(new URL(node.graphqlUrl).port);
+  return { port: node.port, url: node.url, graphqlPort, pid, ...(node.p2pPort === undefined ? {} : { p2pPort: node.p2pPort }), running, output: node.output, stop };
 }

@@ -12,11 +12,11 @@ export interface HttpAnswer {
   contentType?: string;
 }
 
-/** The bytes of a `POST /` with a JSON body. */
-export function jsonPostRequest(host: string, port: number, body: string): Buffer {
+/** The bytes of a `POST` with a JSON body, to `/` unless another path is given. */
+export function jsonPostRequest(host: string, port: number, body: string, path = '/'): Buffer {
   const payload = Buffer.from(body, 'utf8');
   const head =
-    `POST / HTTP/1.1\r\nHost: ${host}:${port}\r\nContent-Type: application/json\r\n` +
+    `POST ${path} HTTP/1.1\r\nHost: ${host}:${port}\r\nContent-Type: application/json\r\n` +
     `Content-Length: ${payload.length}\r\n\r\n`;
   return Buffer.concat([Buffer.from(head, 'latin1'), payload]);
 }

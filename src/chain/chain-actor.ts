@@ -18,6 +18,7 @@ import type { ImportChecks } from './import-rules.js';
 import { callOnState, headerSummaries, headerSummaryByHash } from './qbft-queries.js';
 import { ChainRpc } from './rpc/chain-rpc.js';
 import type { ChainRpcOptions } from './rpc/chain-rpc.js';
+import type { BulkReads } from './rpc/bulk-reads.js';
 
 export interface ChainActorOptions {
   rpc: Omit<ChainRpcOptions, 'pendingNonce'>;
@@ -43,6 +44,7 @@ export class ChainActor {
   /** The checks of blocks from peers, made on first use: `blocks import`'s. */
   private syncChecks: Promise<ImportChecks> | undefined;
   private readonly serveRpc: (method: string, params: Wire) => Promise<Json>;
+  private readonly bulkReads: BulkReads;
   private readonly publisher: BlockPublisher;
 
   constructor(
@@ -51,6 +53,7 @@ export class ChainActor {
   ) {
     const rpc = new ChainRpc(chain, { ...options.rpc, pendingNonce: options.pendingNonce });
     this.serveRpc = serveMethods('chain', rpc.handlers);
+    this.bulkReads = rpc.bulkReads;
     this.publisher = new BlockPublisher(chain.store, (transport, event) => options.publishToTransport?.(transport, event), (message) =>
       options.log.warn(message),
     );
@@ -114,10 +117,11 @@ export class ChainActor {
     return this.chain.getHead();
   }
 
-  /** What transport number `index` may ask: its JSON-RPC calls, and what its subscriptions need. */
+  /** What transport number `index` may ask: its JSON-RPC calls, bulk reads (GraphQL), and what its subscriptions need. */
   transportHandlers(index: number): ChannelHandlers<TransportChain, 'chain'> {
     return {
       rpc: ({ method, params }) => this.serveRpc(method, params),
+      ...this.bulkReads,
       subscriptionInterest: (interest) => {
         this.publisher.setInterest(index, interest);
         return null;

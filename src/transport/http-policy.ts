@@ -126,25 +126,47 @@ export function healthBody(up: boolean): string {
 export type RouteAction = ServedRoute | 'not-found' | 'method-not-allowed';
 
 /** The routes a transport serves once the policy lets a request through. */
-export type ServedRoute = 'jsonrpc' | 'created' | 'liveness' | 'readiness' | 'login';
+export type ServedRoute = 'jsonrpc' | 'created' | 'liveness' | 'readiness' | 'login' | 'graphql' | 'graphql-redirect';
 
-const ROUTES: ReadonlyMap<string, ReadonlyMap<string, RouteAction>> = new Map([
+/** A port's routes: path → method → route. */
+export type RouteTable = ReadonlyMap<string, ReadonlyMap<string, ServedRoute>>;
+
+/** The JSON-RPC HTTP port (§1.1). */
+export const JSON_RPC_ROUTES: RouteTable = new Map([
   [
     '/',
-    new Map<string, RouteAction>([
+    new Map<string, ServedRoute>([
       ['POST', 'jsonrpc'],
       ['GET', 'created'],
     ]),
   ],
-  ['/liveness', new Map<string, RouteAction>([['GET', 'liveness']])],
-  ['/readiness', new Map<string, RouteAction>([['GET', 'readiness']])],
-  ['/login', new Map<string, RouteAction>([['POST', 'login']])],
+  ['/liveness', new Map<string, ServedRoute>([['GET', 'liveness']])],
+  ['/readiness', new Map<string, ServedRoute>([['GET', 'readiness']])],
+  ['/login', new Map<string, ServedRoute>([['POST', 'login']])],
 ]);
 
-/** Route table of §1.1; a trailing slash is ignored as Vert.x does. */
-export function resolveRoute(method: string, path: string): RouteAction {
+/** The GraphQL HTTP port (§10.1): `/graphql`, and `/` redirecting there. */
+export const GRAPHQL_ROUTES: RouteTable = new Map([
+  [
+    '/',
+    new Map<string, ServedRoute>([
+      ['GET', 'graphql-redirect'],
+      ['POST', 'graphql-redirect'],
+    ]),
+  ],
+  [
+    '/graphql',
+    new Map<string, ServedRoute>([
+      ['GET', 'graphql'],
+      ['POST', 'graphql'],
+    ]),
+  ],
+]);
+
+/** The route of a request in a port's table; a trailing slash is ignored as Vert.x does. */
+export function resolveRoute(method: string, path: string, routes: RouteTable = JSON_RPC_ROUTES): RouteAction {
   const normalised = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
-  const byMethod = ROUTES.get(normalised);
+  const byMethod = routes.get(normalised);
   if (byMethod === undefined) return 'not-found';
   return byMethod.get(method) ?? 'method-not-allowed';
 }
@@ -166,7 +188,7 @@ export function acceptsJson(accept: string | undefined): boolean {
 }
 
 /** Routes declared as producing JSON: an Accept header that excludes it is answered 406. */
-const PRODUCES_JSON: ReadonlySet<ServedRoute> = new Set<ServedRoute>(['jsonrpc', 'login']);
+const PRODUCES_JSON: ReadonlySet<ServedRoute> = new Set<ServedRoute>(['jsonrpc', 'login', 'graphql']);
 
 // ---------------------------------------------------------------------------------------------
 // The policy: host allow-list → CORS → body size → route → Accept
@@ -220,6 +242,8 @@ export interface HttpPolicyConfig {
   corsOrigins: readonly string[];
   /** `--rpc-http-max-request-content-length`, bytes. */
   maxRequestContentLength: number;
+  /** The port's routes; the JSON-RPC port's by default. */
+  routes?: RouteTable;
 }
 
 const NO_HEADERS: HttpHeaders = [];
@@ -251,7 +275,7 @@ function withCors(cors: HttpHeaders, base: HttpAnswer): HttpAnswer {
 
 /** The verdicts of requests without an Origin, made once: the common case allocates nothing. */
 const PROCEED_WITHOUT_CORS: ReadonlyMap<ServedRoute, HttpProceed> = new Map(
-  (['jsonrpc', 'created', 'liveness', 'readiness', 'login'] as const).map((route) => [route, { kind: 'proceed', route, headers: NO_HEADERS }]),
+  (['jsonrpc', 'created', 'liveness', 'readiness', 'login', 'graphql', 'graphql-redirect'] as const).map((route) => [route, { kind: 'proceed', route, headers: NO_HEADERS }]),
 );
 
 /**
@@ -276,7 +300,7 @@ export function createHttpPolicy(cfg: HttpPolicyConfig): (request: HttpRequestFa
 
     if (Number(request.contentLength || 0) > cfg.maxRequestContentLength) return withCors(cors, TOO_LARGE);
 
-    const route = resolveRoute(request.method, request.path);
+    const route = resolveRoute(request.method, request.path, cfg.routes);
     if (route === 'not-found') return withCors(cors, NOT_FOUND);
     if (route === 'method-not-allowed') return withCors(cors, METHOD_NOT_ALLOWED);
     if (PRODUCES_JSON.has(route) && !acceptsJson(request.accept)) return withCors(cors, NOT_ACCEPTABLE);

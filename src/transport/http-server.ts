@@ -90,7 +90,7 @@ export async function startHttpServer(cfg: HttpServerConfig): Promise<HttpServer
   });
   server.any('/*', handle);
   const jsonRpcRoute = serveJsonRpc(server.uws_instance, { policy, maxRequestContentLength: cfg.maxRequestContentLength, timeoutMs, rpc });
-  const port = cfg.port === 0 ? await listenOnFreePort(server, cfg.host) : await listenOn(server, cfg.host, cfg.port);
+  const port = await bindPort(cfg.host, cfg.port, (candidate) => listenOn(server, cfg.host, candidate));
   return {
     port,
     close: async () => {
@@ -114,7 +114,7 @@ async function listenOn(server: Server, host: string, port: number): Promise<num
 }
 
 /**
- * Port 0, shareable by the other HTTP workers. Linux lets a port the kernel picked be shared with
+ * Listens with `listen` on `port`, or for port 0 on a port shareable by the other HTTP workers. Linux lets a port the kernel picked be shared with
  * SO_REUSEPORT, but uSockets sets SO_REUSEPORT only when given a port number, so a uWS listen on 0
  * cannot be joined. The kernel picks the port for an exclusive probe instead, and uWS listens on
  * that number. A process that takes the port between the probe and the listen makes the listen
@@ -122,11 +122,12 @@ async function listenOn(server: Server, host: string, port: number): Promise<num
  * SO_REUSEPORT could join unnoticed, and a Basalt node given that port probes it exclusively first
  * (supervisor/ports.ts).
  */
-async function listenOnFreePort(server: Server, host: string): Promise<number> {
+export async function bindPort(host: string, port: number, listen: (port: number) => Promise<number>): Promise<number> {
+  if (port !== 0) return listen(port);
   for (let attempt = 1; ; attempt++) {
-    const port = await kernelPickedPort(host);
+    const picked = await kernelPickedPort(host);
     try {
-      return await listenOn(server, host, port);
+      return await listen(picked);
     } catch (err) {
       if (attempt === 5) throw err;
     }

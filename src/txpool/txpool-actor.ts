@@ -4,7 +4,7 @@
  * pending-transaction filters, and what it answers consensus, the chain and peers. No ports here:
  * workers/txpool.worker.ts opens the channels and hands them these handler tables.
  */
-import { createTxFromRLP } from '@ethereumjs/tx';
+import { createTxFromRLP, isBlob4844Tx } from '@ethereumjs/tx';
 import { bytesToHex, hexToBytes } from '@ethereumjs/util';
 import type { ChannelHandlers } from '../shared/actors/channel.js';
 import type { ConsensusTxPool, P2pTxPool, TransportTxPool, TxPoolChain } from '../shared/actors/channels.js';
@@ -16,6 +16,7 @@ import type {
   PendingTransactionsEvent,
   PoolSubscriptionInterest,
   RejectedTx,
+  TransactionRecord,
 } from '../shared/actors/messages.js';
 import { createChainCommon } from '../shared/ethereum/common.js';
 import type { DecodedTx, TxRules } from '../shared/ethereum/decoded-tx.js';
@@ -133,6 +134,16 @@ export class TxPoolActor {
   transportHandlers(index: number): ChannelHandlers<TransportTxPool, 'txpool'> {
     return {
       rpc: ({ method, params }) => this.serveRpc(method, params),
+      // Besu's GraphQL `pending`: every pooled transaction, whatever its layer.
+      pending: () => {
+        const transactions = [...this.pool.entries()].map((entry) => this.recordOf(entry.tx));
+        return { count: transactions.length, transactions };
+      },
+      transactions: ({ hashes }) =>
+        hashes.map((hash) => {
+          const tx = this.pool.getByHash(hash);
+          return tx === undefined ? null : this.recordOf(tx);
+        }),
       subscriptionInterest: (interest) => {
         if (interest.pending || interest.pendingDetails || interest.dropped) this.interests.set(index, interest);
         else this.interests.delete(index);
@@ -284,6 +295,35 @@ export class TxPoolActor {
       (err: unknown) => waiting.forEach((w) => w.reject(err)),
     );
   });
+
+  /** A pooled transaction as a bulk-reading transport (GraphQL) reads it. */
+  private recordOf(tx: DecodedTx): TransactionRecord {
+    const record: TransactionRecord = {
+      hash: tx.hash,
+      type: tx.type,
+      nonce: tx.nonce,
+      gasLimit: tx.gasLimit,
+      value: tx.value,
+      input: tx.data,
+      v: tx.v,
+      r: tx.r,
+      s: tx.s,
+      from: tx.sender,
+      raw: tx.canonical ?? tx.raw,
+    };
+    if (tx.to !== undefined) record.to = tx.to;
+    if (tx.gasPrice !== undefined) record.gasPrice = tx.gasPrice;
+    if (tx.maxFeePerGas !== undefined) record.maxFeePerGas = tx.maxFeePerGas;
+    if (tx.maxPriorityFeePerGas !== undefined) record.maxPriorityFeePerGas = tx.maxPriorityFeePerGas;
+    if (tx.accessList !== undefined) record.accessList = tx.accessList;
+    if (tx.maxFeePerBlobGas !== undefined) {
+      record.maxFeePerBlobGas = tx.maxFeePerBlobGas;
+      // The decoded form keeps only the blob count; the hashes are in the encoding.
+      const decoded = createTxFromRLP(tx.canonical ?? tx.raw, { common: this.common });
+      if (isBlob4844Tx(decoded)) record.blobVersionedHashes = decoded.blobVersionedHashes.map((hash) => hexToBytes(hash));
+    }
+    return record;
+  }
 
   /** The pending-transaction JSON of a pooled transaction, or null when it is not in the pool. */
   private pendingView(hash: Uint8Array): Json {

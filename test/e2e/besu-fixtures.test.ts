@@ -5,16 +5,12 @@
  *
  * Cases that only pass against Besu's test mocks (`mock-dependent.txt`) are not counted. Cases that
  * Basalt cannot pass for a stated reason are listed in `besu-known-gaps.json`; they run as
- * `test.failing`, so one that starts passing fails the suite until it is taken off the list.
+ * `test.failing`, so one that starts passing fails the suite until it is taken off the list
+ * (test/helpers/fixture-replay.ts).
  */
-import test, { type ExecutionContext } from 'ava';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { BESU_FIXTURES, REPO_ROOT, removeDataPath } from '../helpers/node-process.js';
+import { postCase, replayFixtureFamily } from '../helpers/fixture-replay.js';
 import { startBesuTestChainNode } from '../helpers/parity-node.js';
 import type { NodeProcess } from '../helpers/node-process.js';
-
-const FIXTURES = join(BESU_FIXTURES, 'rpc', 'eth');
 
 interface ExpectedResponse {
   jsonrpc: string;
@@ -28,24 +24,6 @@ interface Fixture {
   response: ExpectedResponse | ExpectedResponse[];
   statusCode: number;
 }
-
-/** `rpc/<name>` entries of mock-dependent.txt: answers produced by Besu's test mocks. */
-function mockDependent(): Map<string, string> {
-  const entries = new Map<string, string>();
-  for (const line of readFileSync(join(BESU_FIXTURES, 'mock-dependent.txt'), 'utf8').split('\n')) {
-    const match = /^rpc\/(\S+)\s+(.*)$/.exec(line.trim());
-    if (match) entries.set(match[1]!, match[2]!);
-  }
-  return entries;
-}
-
-const knownGaps = JSON.parse(readFileSync(join(REPO_ROOT, 'test', 'besu-known-gaps.json'), 'utf8')) as Record<string, string>;
-const mocks = mockDependent();
-const fixtures = readdirSync(FIXTURES)
-  .filter((name) => name.endsWith('.json'))
-  .sort()
-  .map((file) => [file.slice(0, -'.json'.length), JSON.parse(readFileSync(join(FIXTURES, file), 'utf8')) as Fixture] as const);
-const runnable = fixtures.filter(([name]) => !mocks.has(name));
 
 /**
  * Besu's normalisation of `error` strings inside a result (createAccessList, simulate): the many
@@ -103,16 +81,8 @@ function differences(actual: unknown, expected: ExpectedResponse): string[] {
 }
 
 async function replay(node: NodeProcess, fixture: Fixture): Promise<string[]> {
-  const res = await fetch(node.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(fixture.request) });
-  const text = await res.text();
-  const found: string[] = [];
-  if (res.status !== fixture.statusCode) found.push(`HTTP status ${res.status} ≠ ${fixture.statusCode}`);
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    return [...found, `body is not JSON: ${text.slice(0, 200)}`];
-  }
+  const { found, body, text } = await postCase(node.url, { headers: { 'content-type': 'application/json' }, body: JSON.stringify(fixture.request) }, fixture.statusCode);
+  if (body === undefined) return found;
   if (Array.isArray(fixture.response)) {
     if (!Array.isArray(body)) return [...found, `expected a batch reply, got ${text.slice(0, 200)}`];
     fixture.response.forEach((expected, i) => found.push(...differences(body[i], expected).map((d) => `[${i}] ${d}`)));
@@ -121,45 +91,4 @@ async function replay(node: NodeProcess, fixture: Fixture): Promise<string[]> {
   return [...found, ...differences(body, fixture.response)];
 }
 
-let node: NodeProcess | undefined;
-const outcome = { passed: 0, listedStillFailing: 0 };
-
-test.before(async () => {
-  node = await startBesuTestChainNode();
-});
-
-test.after.always(async () => {
-  if (node) {
-    await node.stop();
-    removeDataPath(node.dataPath);
-  }
-  console.log(
-    `Besu rpc/eth fixtures: ${fixtures.length} cases, ${mocks.size} mock-dependent (not counted), ` +
-      `${runnable.length} runnable: ${outcome.passed} pass, ${Object.keys(knownGaps).length} listed as known gaps ` +
-      `(${outcome.listedStillFailing} of them still failing).`,
-  );
-});
-
-test('every known gap names a runnable fixture and gives a reason', (t) => {
-  const names = new Set(runnable.map(([name]) => name));
-  for (const [name, reason] of Object.entries(knownGaps)) {
-    t.true(names.has(name), `${name} is not a runnable fixture`);
-    t.true(reason.trim().length > 20, `${name} needs a reason`);
-  }
-});
-
-for (const [name, fixture] of runnable) {
-  const gap = knownGaps[name];
-  const check = async (t: ExecutionContext) => {
-    const found = await replay(node!, fixture);
-    if (found.length === 0) {
-      if (gap === undefined) outcome.passed++;
-      t.pass();
-    } else {
-      if (gap !== undefined) outcome.listedStillFailing++;
-      t.fail(found.join('\n'));
-    }
-  };
-  if (gap === undefined) test(`fixture ${name}`, check);
-  else test.failing(`fixture ${name} (known gap: ${gap})`, check);
-}
+replayFixtureFamily<Fixture>({ folder: 'rpc/eth', family: 'rpc', knownGapsFile: 'besu-known-gaps.json', start: startBesuTestChainNode, replay });

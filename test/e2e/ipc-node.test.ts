@@ -8,7 +8,7 @@ import test from 'ava';
 import { existsSync, statSync } from 'node:fs';
 import net from 'node:net';
 import { join } from 'node:path';
-import { removeDataPath, startDevNode, tempDataPath } from '../helpers/node-process.js';
+import { removeDataPath, startNode, tempDataPath } from '../helpers/node-process.js';
 import type { NodeProcess } from '../helpers/node-process.js';
 import { waitForOutput } from '../helpers/ws-client.js';
 
@@ -22,7 +22,7 @@ test.after.always(async () => {
 });
 
 async function ipcNode(path = dataPath, args: string[] = []): Promise<NodeProcess> {
-  const node = await startDevNode({ dataPath: path, args: ['--Xrpc-ipc-enabled', '--Xrpc-ipc-api=ETH,NET,WEB3,TXPOOL', ...args] });
+  const node = await startNode({ dataPath: path, args: ['--Xrpc-ipc-enabled', '--Xrpc-ipc-api=ETH,NET,WEB3,TXPOOL', ...args] });
   started.push(node);
   await waitForOutput(node.output, /JSON-RPC IPC service started and listening on \S+/);
   return node;

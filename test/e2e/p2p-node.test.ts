@@ -103,7 +103,7 @@ test.serial('two dev nodes: nodeInfo, addPeer, peers on both sides, errors, remo
   t.is(info.protocols.eth.genesis, ((await a.rpc<{ hash: string }>('eth_getBlockByNumber', ['0x0', false])).hash));
   t.regex(info.protocols.eth.head, /^0x[0-9a-f]{64}$/);
   t.is(typeof info.protocols.eth.difficulty, 'number');
-  t.is(info.activeFork, 'Cancun');
+  t.is(info.activeFork, 'Osaka');
   t.is(await a.rpc('eth_protocolVersion'), '0x44');
   t.deepEqual(await a.rpc('net_services'), {
     jsonrpc: { host: '127.0.0.1', port: String(a.port) },

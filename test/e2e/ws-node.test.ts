@@ -11,7 +11,7 @@ import type { ContractEventPayload } from 'ethers';
 import WebSocket from 'ws';
 import { DEV_ACCOUNTS } from '../helpers/dev-accounts.js';
 import { MARKED_ABI, markedDeployCode } from '../helpers/contracts.js';
-import { removeDataPath, startDevNode, tempDataPath } from '../helpers/node-process.js';
+import { removeDataPath, startNode, tempDataPath } from '../helpers/node-process.js';
 import type { NodeProcess } from '../helpers/node-process.js';
 import { WsClient, listeningPort, waitForOutput } from '../helpers/ws-client.js';
 
@@ -66,7 +66,7 @@ function providerWithSubscribeSignal(): { provider: WebSocketProvider; subscribe
 }
 
 test.before(async () => {
-  node = await startDevNode({
+  node = await startNode({
     dataPath,
     args: [
       '--rpc-ws-enabled',

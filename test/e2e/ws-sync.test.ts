@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { formatNodeKey } from '../../src/shared/ethereum/node-key.js';
-import { removeDataPath, startDevNode, tempDataPath } from '../helpers/node-process.js';
+import { removeDataPath, startNode, tempDataPath } from '../helpers/node-process.js';
 import type { NodeProcess } from '../helpers/node-process.js';
 import { WsClient, listeningPort } from '../helpers/ws-client.js';
 
@@ -21,7 +21,7 @@ test.after.always(async () => {
 });
 
 async function node(args: string[]): Promise<NodeProcess> {
-  const started_ = await startDevNode({ args: ['--p2p-enabled=true', '--rpc-http-api=ETH,NET,WEB3,ADMIN', ...args] });
+  const started_ = await startNode({ p2p: true, args: ['--rpc-http-api=ETH,NET,WEB3,ADMIN', ...args] });
   started.push(started_);
   paths.push(started_.dataPath);
   return started_;

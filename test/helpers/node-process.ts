@@ -29,6 +29,7 @@ export function removeDataPath(path: string): void {
 
 /** The log lines the node prints once a service listens, with the port it actually bound. */
 const HTTP_LISTENING = /JSON-RPC HTTP service started and listening on (\S+):(\d+)/;
+const GRAPHQL_LISTENING = /GraphQL HTTP service started and listening on (\S+):(\d+)/;
 const P2P_LISTENING = /P2P network started and listening on (\S+):(\d+)/;
 
 export interface LogLine {
@@ -190,16 +191,23 @@ export interface StartOptions extends SpawnOptions {
   args?: string[];
   /** devp2p on, on 127.0.0.1 and port 0. Off by default: a test node never takes the default port 30303. */
   p2p?: boolean;
+  /** GraphQL HTTP on, on port 0 unless `--graphql-http-port` is given in `args`. */
+  graphql?: boolean;
+  /** JSON-RPC HTTP on (the default); off, the node is ready once GraphQL listens (`graphql` must be on). */
+  jsonRpc?: boolean;
   /** How long the node has to start serving (default 30 s). */
   readyTimeoutMs?: number;
 }
 
 export interface NodeProcess {
+  /** The JSON-RPC HTTP URL; empty when JSON-RPC is off (`jsonRpc: false`). */
   url: string;
-  /** The JSON-RPC HTTP port the node bound. */
+  /** The JSON-RPC HTTP port the node bound; 0 when JSON-RPC is off. */
   port: number;
   /** The devp2p port the node bound; undefined with devp2p off. */
   p2pPort: number | undefined;
+  /** `http://127.0.0.1:<port>/graphql` when GraphQL HTTP was asked for (`graphql: true`). */
+  graphqlUrl: string | undefined;
   dataPath: string;
   process: ChildProcess;
   /** Everything the node printed so far (stdout and stderr). */
@@ -223,21 +231,21 @@ export interface RpcErrorObject {
 }
 
 /** The CLI arguments of a test node: its chain, data path, JSON-RPC HTTP on port 0, devp2p as asked. */
-function nodeArgs(opts: Pick<StartOptions, 'genesis' | 'args' | 'p2p'> & { dataPath: string }): string[] {
+function nodeArgs(opts: Pick<StartOptions, 'genesis' | 'args' | 'p2p' | 'graphql' | 'jsonRpc'> & { dataPath: string }): string[] {
   const args = opts.args ?? [];
   const given = (name: string) => args.some((arg) => arg === name || arg.startsWith(`${name}=`));
   const unlessGiven = (name: string, value: string) => (given(name) ? [] : [`${name}=${value}`]);
   return [
     opts.genesis === undefined ? '--network=dev' : `--genesis-file=${opts.genesis}`,
     `--data-path=${opts.dataPath}`,
-    '--rpc-http-enabled',
-    ...unlessGiven('--rpc-http-port', '0'),
+    ...(opts.jsonRpc === false ? [] : ['--rpc-http-enabled', ...unlessGiven('--rpc-http-port', '0')]),
     ...(opts.p2p ? ['--p2p-enabled=true', ...unlessGiven('--p2p-interface', '127.0.0.1'), ...unlessGiven('--p2p-port', '0')] : ['--p2p-enabled=false']),
+    ...(opts.graphql ? ['--graphql-http-enabled', ...unlessGiven('--graphql-http-port', '0')] : []),
     ...args,
   ];
 }
 
-/** Starts a node and resolves once it serves JSON-RPC, with the ports it bound. */
+/** Starts a node and resolves once it serves JSON-RPC (or GraphQL alone, with `jsonRpc: false`), with the ports it bound. */
 export function startNode(opts: StartOptions = {}): Promise<NodeProcess> {
   return launchNode(opts).ready;
 }
@@ -260,7 +268,10 @@ export function launchNode(opts: StartOptions = {}): LaunchedNode {
   p2pPort.catch(() => undefined);
   const ready = (async () => {
     try {
-      return served(run, dataPath, opts.p2p ? await p2pPort : undefined, await portFrom(HTTP_LISTENING));
+      // The supervisor logs the JSON-RPC port before the GraphQL one.
+      const port = opts.jsonRpc === false ? 0 : await portFrom(HTTP_LISTENING);
+      const graphqlPort = opts.graphql ? await portFrom(GRAPHQL_LISTENING) : undefined;
+      return served(run, dataPath, opts.p2p ? await p2pPort : undefined, port, graphqlPort);
     } catch (err) {
       if (run.process.exitCode === null && run.process.signalCode === null) run.process.kill('SIGKILL');
       await run.exited;
@@ -271,7 +282,7 @@ export function launchNode(opts: StartOptions = {}): LaunchedNode {
   return { p2pPort, ready };
 }
 
-function served(run: Spawned, dataPath: string, p2pPort: number | undefined, port: number): NodeProcess {
+function served(run: Spawned, dataPath: string, p2pPort: number | undefined, port: number, graphqlPort: number | undefined): NodeProcess {
   const child = run.process;
   const running = () => child.exitCode === null && child.signalCode === null;
   const kill = async (): Promise<void> => {
@@ -286,7 +297,7 @@ function served(run: Spawned, dataPath: string, p2pPort: number | undefined, por
     clearTimeout(killer);
     return code;
   };
-  const url = `http://127.0.0.1:${port}`;
+  const url = port === 0 ? '' : `http://127.0.0.1:${port}`;
 
   const rpc = async <T>(method: string, params: unknown[] = []): Promise<T> => {
     const res = await fetch(url, {
@@ -309,7 +320,8 @@ function served(run: Spawned, dataPath: string, p2pPort: number | undefined, por
     throw new Error(`${method} did not fail`);
   };
 
-  return { url, port, p2pPort, dataPath, process: child, output: run.output, waitForLog: run.waitForLog, stop, kill, rpc, rpcError };
+  const graphqlUrl = graphqlPort === undefined ? undefined : `http://127.0.0.1:${graphqlPort}/graphql`;
+  return { url, port, p2pPort, graphqlUrl, dataPath, process: child, output: run.output, waitForLog: run.waitForLog, stop, kill, rpc, rpcError };
 }
 
 /** Polls `probe` until `done` holds for its value; rejects with the last value past the timeout. */

@@ -15,14 +15,27 @@ export function importBlocks(dataPath: string, file: string, extra: string[] = [
   return runCli([`--data-path=${dataPath}`, `--genesis-file=${genesis}`, 'blocks', 'import', `--from=${file}`, ...extra]);
 }
 
-/** The node state of Besu's JSON-RPC spec tests, on a fresh import of the test chain. */
-export async function startBesuTestChainNode(): Promise<NodeProcess> {
+/** A fresh data path holding Besu's test chain, imported with `blocks import`. */
+export async function importBesuTestChain(): Promise<string> {
   const dataPath = tempDataPath();
   const imported = await importBlocks(dataPath, TEST_BLOCKS, ['--skip-pow-validation-enabled']);
   if (imported.code !== 0) throw new Error(`blocks import failed (${imported.code}):\n${imported.stdout}\n${imported.stderr}`);
+  return dataPath;
+}
+
+/** The node state of Besu's JSON-RPC spec tests, on a fresh import of the test chain. */
+export async function startBesuTestChainNode(): Promise<NodeProcess> {
   return startNode({
     genesis: TEST_GENESIS,
-    dataPath,
+    dataPath: await importBesuTestChain(),
     args: ['--network-id=123', '--rpc-http-api=ETH,NET,WEB3,DEBUG,TRACE,TXPOOL', '--min-gas-price=1', '--rpc-gas-cap=0', '--rpc-http-max-batch-size=10'],
   });
+}
+
+/**
+ * The node state of Besu's GraphQL spec tests (fixtures README): the test chain, minimum gas price 0,
+ * Besu's default query complexity limit, GraphQL HTTP on; `extraArgs` added.
+ */
+export async function startBesuGraphqlTestNode(extraArgs: string[] = []): Promise<NodeProcess> {
+  return startNode({ genesis: TEST_GENESIS, dataPath: await importBesuTestChain(), graphql: true, args: ['--min-gas-price=0', '--rpc-gas-cap=0', ...extraArgs] });
 }

@@ -6,7 +6,7 @@ import test from 'ava';
 import { MessageChannel } from 'node:worker_threads';
 import type { MessagePort } from 'node:worker_threads';
 import { openChannel, RemoteError } from '../../src/shared/actors/channel.js';
-import { TRANSPORT_CHAIN, TXPOOL_CHAIN } from '../../src/shared/actors/channels.js';
+import { TRANSPORT_P2P, TXPOOL_CHAIN } from '../../src/shared/actors/channels.js';
 
 /** Sends a raw envelope, as a holder of the port could, and waits for the answer. */
 function rawRequest(port: MessagePort, type: string, body: unknown): Promise<{ ok: boolean; error?: { message: string; data?: string } }> {
@@ -21,18 +21,14 @@ function rawRequest(port: MessagePort, type: string, body: unknown): Promise<{ o
 test('a request declared on the edge is served; one declared elsewhere is refused', async (t) => {
   const { port1, port2 } = new MessageChannel();
   const served: string[] = [];
-  // The chain end of transport→chain, handed a table that also holds a block-import handler.
-  const handlers = {
-    rpc: () => (served.push('rpc'), 'answer'),
-    subscriptionInterest: () => null,
-    importCommitted: () => (served.push('importCommitted'), null),
-  };
-  openChannel(TRANSPORT_CHAIN, 'chain', port2).serve(handlers);
-  const transport = openChannel(TRANSPORT_CHAIN, 'transport', port1);
+  // The p2p end of transport→p2p, handed a table that also holds a block-import handler.
+  const handlers = { rpc: () => (served.push('rpc'), 'answer'), importCommitted: () => (served.push('importCommitted'), null) };
+  openChannel(TRANSPORT_P2P, 'p2p', port2).serve(handlers);
+  const transport = openChannel(TRANSPORT_P2P, 'transport', port1);
   t.is(await transport.request('rpc', { method: 'eth_blockNumber', params: null }), 'answer');
   const refused = await rawRequest(port1, 'importCommitted', { rlp: new Uint8Array() });
   t.false(refused.ok);
-  t.regex(refused.error!.data!, /importCommitted is not served on channel transport→chain by chain/);
+  t.regex(refused.error!.data!, /importCommitted is not served on channel transport→p2p by p2p/);
   t.deepEqual(served, ['rpc']);
   port1.close();
 });

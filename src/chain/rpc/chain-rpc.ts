@@ -19,6 +19,7 @@ import { feeHandlers } from './fee-handlers.js';
 import { logHandlers } from './log-handlers.js';
 import { debugHandlers } from './debug-handlers.js';
 import { CallSimulator, TX_GAS_LIMIT_CAP } from './simulation.js';
+import { bulkReads, type BulkReads } from './bulk-reads.js';
 
 export interface ChainRpcOptions {
   /** Gas given to simulations that name none, and the most they may use; 0 = the block gas limit. */
@@ -109,9 +110,12 @@ export class ChainRpcContext {
 
 export class ChainRpc {
   readonly handlers: MethodHandlers<'chain'>;
+  /** What transports that read in bulk (GraphQL) ask besides JSON-RPC methods. */
+  readonly bulkReads: BulkReads;
 
   constructor(chain: Chain, options: ChainRpcOptions) {
     const context = new ChainRpcContext(chain, options);
+    this.bulkReads = bulkReads(context);
     this.handlers = {
       ...stateHandlers(context),
       ...blockHandlers(context),

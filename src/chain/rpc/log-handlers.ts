@@ -11,6 +11,7 @@ import { logMatches } from '../../shared/rpc/log-match.js';
 import type { logMethods } from '../../shared/rpc/methods/log-methods.js';
 import type { BlockTag, LogFilter } from '../../shared/rpc/params.js';
 import type { Json } from '../../shared/rpc/types.js';
+import type { LogRecord } from '../../shared/actors/messages.js';
 import type { ChainStore } from '../chain-store.js';
 import { bloomMayMatch } from '../log-bloom.js';
 import type { DomainHandlers } from './chain-rpc.js';
@@ -25,6 +26,35 @@ export interface LogSource {
   readonly rpcMaxLogsCount: number;
 }
 
+/** The logs of one block that match a filter, with where each sits; the bloom filter skips most blocks. */
+export async function matchingLogs(
+  store: Pick<ChainStore, 'getReceipts'>,
+  block: Block,
+  filter: Pick<LogFilter, 'addresses' | 'topics'>,
+): Promise<LogRecord[]> {
+  if (!bloomMayMatch(block.header.logsBloom, filter.addresses, filter.topics)) return [];
+  const receipts = (await store.getReceipts(block.hash())) ?? [];
+  const found: LogRecord[] = [];
+  let logIndex = 0;
+  receipts.forEach((receipt, txIndex) => {
+    for (const log of receipt.logs) {
+      if (logMatches(log, filter.addresses, filter.topics)) {
+        const location = {
+          blockHash: block.hash(),
+          blockNumber: block.header.number,
+          blockTimestamp: block.header.timestamp,
+          txHash: block.transactions[txIndex]!.hash(),
+          txIndex,
+          logIndex,
+        };
+        found.push({ log, location });
+      }
+      logIndex++;
+    }
+  });
+  return found;
+}
+
 export function logHandlers({ store, headNumber, rpcMaxLogsRange, rpcMaxLogsCount }: LogSource): DomainHandlers<typeof logMethods> {
   const filters = new FilterRegistry<InstalledFilter>();
   const overCount = (count: number): boolean => rpcMaxLogsCount > 0 && count > rpcMaxLogsCount;
@@ -35,30 +65,8 @@ export function logHandlers({ store, headNumber, rpcMaxLogsRange, rpcMaxLogsCoun
   };
 
   /** Logs of one block that match, in eth_getLogs shape. */
-  const logsOfBlock = async (block: Block, filter: Pick<LogFilter, 'addresses' | 'topics'>): Promise<Json[]> => {
-    if (!bloomMayMatch(block.header.logsBloom, filter.addresses, filter.topics)) return [];
-    const receipts = (await store.getReceipts(block.hash())) ?? [];
-    const found: Json[] = [];
-    let logIndex = 0;
-    receipts.forEach((receipt, txIndex) => {
-      for (const log of receipt.logs) {
-        if (logMatches(log, filter.addresses, filter.topics)) {
-          found.push(
-            formatFilterLog(log, {
-              blockHash: block.hash(),
-              blockNumber: block.header.number,
-              blockTimestamp: block.header.timestamp,
-              txHash: block.transactions[txIndex]!.hash(),
-              txIndex,
-              logIndex,
-            }),
-          );
-        }
-        logIndex++;
-      }
-    });
-    return found;
-  };
+  const logsOfBlock = async (block: Block, filter: Pick<LogFilter, 'addresses' | 'topics'>): Promise<Json[]> =>
+    (await matchingLogs(store, block, filter)).map(({ log, location }) => formatFilterLog(log, location));
 
   /** A range end of a log filter: `finalized`/`safe` do not exist on this chain (spec §5 rule 3). */
   const resolveRangeEnd = (tag: BlockTag): bigint => {

@@ -9,6 +9,7 @@ import { Account, Address, KECCAK256_NULL, bigIntToHex, bytesToHex, equalsBytes,
 import { runTx } from '@ethereumjs/vm';
 import type { VM } from '@ethereumjs/vm';
 import type { AccountOverride, CallRequest } from '../../shared/rpc/params.js';
+import type { SimulationResult } from '../../shared/actors/messages.js';
 import { RpcError, RpcErrors } from '../../shared/rpc/errors.js';
 import type { Json } from '../../shared/rpc/types.js';
 import { txCommonFor } from '../../shared/ethereum/tx-common.js';
@@ -52,6 +53,20 @@ export class CallSimulator {
     const result = await this.simulate(call, block, this.gasCap(block), overrides);
     if (result.execResult.exceptionError) throw executionError(result);
     return result.execResult.returnValue;
+  }
+
+  /**
+   * A call's outcome as GraphQL's `call` and `estimateGas` report it (Besu's TransactionSimulator
+   * result): a call that ran and failed is status 0 with its output, not an error; the gas is what
+   * it used before refunds.
+   */
+  async run(call: CallRequest, block: Block): Promise<SimulationResult> {
+    const result = await this.simulate(call, block, this.gasCap(block));
+    return {
+      status: result.execResult.exceptionError ? 0 : 1,
+      gasUsed: result.totalGasSpent + result.gasRefund,
+      output: result.execResult.returnValue,
+    };
   }
 
   private zeroBaseFeeBlock(block: Block): Block {

@@ -319,6 +319,58 @@ export const NODE_OPTIONS = [
     description: `Comma separated list of APIs to enable on JSON-RPC IPC service, from ${API_GROUPS.join(', ')} (ENGINE is left out)`,
   }),
 
+  // --- GraphQL over HTTP (EIP-1767) ------------------------------------------------------------------
+  option({
+    names: ['--graphql-http-enabled'],
+    key: 'graphqlHttpEnabled',
+    kind: booleanFlag,
+    default: false,
+    description: 'Set to start the GraphQL HTTP service',
+  }),
+  option({
+    names: ['--graphql-http-host'],
+    key: 'graphqlHttpHost',
+    kind: host,
+    default: '127.0.0.1',
+    description: 'Host for GraphQL HTTP to listen on',
+  }),
+  option({
+    names: ['--graphql-http-port'],
+    key: 'graphqlHttpPort',
+    kind: port,
+    default: 8547,
+    description: 'Port for GraphQL HTTP to listen on',
+  }),
+  option({
+    names: ['--graphql-http-cors-origins'],
+    key: 'graphqlHttpCorsOrigins',
+    kind: corsOrigins,
+    default: [],
+    defaultText: 'none',
+    description: 'Comma separated origin domain URLs (regular expressions) for CORS validation; all or * for any, none for none',
+  }),
+  option({
+    names: ['--graphql-http-workers'],
+    key: 'graphqlHttpWorkers',
+    kind: int({ min: 0 }),
+    default: 0,
+    description: 'Worker threads serving GraphQL HTTP alone; 0 to serve it from the JSON-RPC HTTP workers (Basalt)',
+  }),
+  option({
+    names: ['--graphql-max-query-complexity'],
+    key: 'graphqlMaxQueryComplexity',
+    kind: int({ min: 1 }),
+    default: 200,
+    description: 'Maximum complexity of a GraphQL query: each field selected counts 1, Transaction.block and __Type.fields 100 (Basalt; Besu\'s fixed limit is 200)',
+  }),
+  option({
+    names: ['--graphql-max-query-depth'],
+    key: 'graphqlMaxQueryDepth',
+    kind: int({ min: 0 }),
+    default: 0,
+    description: 'Maximum nesting of fields in a GraphQL query; 0 for no limit, as Besu (Basalt)',
+  }),
+
   // --- Block production --------------------------------------------------------------------------------
   // No --miner-enabled / --miner-coinbase: Besu dropped them with proof-of-work mining, so it refuses them
   // as unknown options (exit 2); QBFT validators produce blocks without them. See REMOVED_BESU_OPTIONS.

@@ -88,6 +88,7 @@ function applyCrossOptionRules(values: Map<OptionKey, unknown>, specified: Reado
     ...(get<boolean>('p2pEnabled') ? [get<number>('p2pPort')] : []),
     ...(get<boolean>('rpcHttpEnabled') ? [get<number>('rpcHttpPort')] : []),
     ...(get<boolean>('rpcWsEnabled') ? [get<number>('rpcWsPort')] : []),
+    ...(get<boolean>('graphqlHttpEnabled') ? [get<number>('graphqlHttpPort')] : []),
   ];
   const clash = portClash(enabledPorts);
   if (clash !== undefined) throw clash;
@@ -212,15 +213,20 @@ function disabledServiceWarnings(options: NodeOptions): string[] {
       ],
     },
     {
-      // The worker threads serve WebSocket too.
+      // The worker threads serve WebSocket too, and GraphQL unless it has threads of its own.
       enabledBy: '--rpc-http-enabled',
-      enabled: options.rpcHttpEnabled || options.rpcWsEnabled,
+      enabled: options.rpcHttpEnabled || options.rpcWsEnabled || (options.graphqlHttpEnabled && options.graphqlHttpWorkers === 0),
       dependents: ['rpcHttpWorkers'],
     },
     {
       enabledBy: '--rpc-ws-enabled',
       enabled: options.rpcWsEnabled,
       dependents: ['rpcWsApi', 'rpcWsHost', 'rpcWsPort', 'rpcWsMaxFrameSize', 'rpcWsMaxActiveConnections'],
+    },
+    {
+      enabledBy: '--graphql-http-enabled',
+      enabled: options.graphqlHttpEnabled,
+      dependents: ['graphqlHttpCorsOrigins', 'graphqlHttpHost', 'graphqlHttpPort', 'graphqlHttpWorkers', 'graphqlMaxQueryComplexity', 'graphqlMaxQueryDepth'],
     },
     {
       enabledBy: '--p2p-enabled',

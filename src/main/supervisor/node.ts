@@ -50,12 +50,13 @@ interface RunningActor {
 export async function runNode(options: NodeOptions): Promise<number> {
   setLogLevel(options.logging as LogLevel);
   for (const warning of dependencyWarnings(options)) log.warn(warning);
-  if (options.rpcHttpEnabled || options.rpcWsEnabled) assertNativeUws();
+  if (options.rpcHttpEnabled || options.rpcWsEnabled || options.graphqlHttpEnabled) assertNativeUws();
 
   const network = resolveNetwork(options);
   await assertPortsFree([
     ...(options.rpcHttpEnabled ? [{ host: options.rpcHttpHost, port: options.rpcHttpPort }] : []),
     ...(options.rpcWsEnabled ? [{ host: options.rpcWsHost, port: options.rpcWsPort }] : []),
+    ...(options.graphqlHttpEnabled ? [{ host: options.graphqlHttpHost, port: options.graphqlHttpPort }] : []),
     ...(options.p2pEnabled ? [{ host: options.p2pInterface, port: options.p2pPort, udp: options.discoveryEnabled }] : []),
   ]);
   const dataPath = resolvePath(options.dataPath);
@@ -69,8 +70,10 @@ export async function runNode(options: NodeOptions): Promise<number> {
   const logLevel = options.logging as LogLevel;
   const base = { logLevel, genesisJson: network.genesisJson, networkId: options.networkId ?? undefined };
 
-  // Transport threads serve HTTP and WebSocket alike and share their ports; IPC alone needs one.
-  const transportWorkers = options.rpcHttpEnabled || options.rpcWsEnabled ? options.rpcHttpWorkers : options.rpcIpcEnabled ? 1 : 0;
+  // What each transport thread serves (transportWorkerRoles): JSON-RPC over HTTP and WebSocket share
+  // threads and ports, IPC is on the first JSON-RPC thread, GraphQL on the same threads or its own.
+  const transportRoles = transportWorkerRoles(options);
+  const transportWorkers = transportRoles.length;
   // One MessageChannel per edge of the actor graph (src/shared/actors/channels.ts); port1 goes to the
   // first actor the edge names, port2 to the second. The p2p actor and its edges exist only with
   // --p2p-enabled (the default).
@@ -233,14 +236,16 @@ export async function runNode(options: NodeOptions): Promise<number> {
     };
     await spawn('consensus', 'consensus', consensusData).start();
 
-    // With --rpc-ws-port=0 the first thread has the kernel pick the port and the others share it.
+    // With port 0 the first thread to serve a port has the kernel pick it and the others share it.
     let httpPort = options.rpcHttpPort;
     let wsPort = options.rpcWsPort;
+    let graphqlPort = options.graphqlHttpPort;
     for (let i = 0; i < transportWorkers; i++) {
+      const role = transportRoles[i]!;
       const transportData: TransportActorData = {
         ...base,
         actor: 'transport',
-        ...(options.rpcHttpEnabled
+        ...(role.jsonRpc && options.rpcHttpEnabled
           ? {
               http: {
                 server: {
@@ -256,7 +261,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
               },
             }
           : {}),
-        ...(options.rpcWsEnabled
+        ...(role.jsonRpc && options.rpcWsEnabled
           ? {
               ws: {
                 server: {
@@ -270,7 +275,23 @@ export async function runNode(options: NodeOptions): Promise<number> {
               },
             }
           : {}),
-        ...(options.rpcIpcEnabled && i === 0 ? { ipc: { path: ipcPath, apis: options.rpcIpcApi.filter((api) => api !== 'ENGINE') } } : {}),
+        ...(role.ipc ? { ipc: { path: ipcPath, apis: options.rpcIpcApi.filter((api) => api !== 'ENGINE') } } : {}),
+        ...(role.graphql
+          ? {
+              graphql: {
+                host: options.graphqlHttpHost,
+                port: graphqlPort,
+                hostAllowlist: options.hostAllowlist,
+                corsOrigins: options.graphqlHttpCorsOrigins,
+                maxRequestContentLength: options.rpcHttpMaxRequestContentLength,
+                timeoutSeconds: 30,
+                maxQueryComplexity: options.graphqlMaxQueryComplexity,
+                maxQueryDepth: options.graphqlMaxQueryDepth,
+              },
+            }
+          : {}),
+        // GraphQL's threads start first (transportWorkerRoles), so its port is known here.
+        ...(options.graphqlHttpEnabled && !role.graphql ? { graphqlService: { host: options.graphqlHttpHost, port: graphqlPort } } : {}),
         counters: transportCounters,
         chainId: network.chainId,
         clientVersion: clientVersion(options.identity),
@@ -287,11 +308,16 @@ export async function runNode(options: NodeOptions): Promise<number> {
       const bound = await spawn('transport', `transport-${i}`, transportData).start();
       httpPort = bound.httpPort ?? httpPort;
       wsPort = bound.wsPort ?? wsPort;
+      graphqlPort = bound.graphqlPort ?? graphqlPort;
     }
-    const workers = `${transportWorkers} worker${transportWorkers > 1 ? 's' : ''}`;
-    if (options.rpcHttpEnabled) log.info(`JSON-RPC HTTP service started and listening on ${options.rpcHttpHost}:${httpPort} (${workers})`);
-    if (options.rpcWsEnabled) log.info(`Websocket service started and listening on ${options.rpcWsHost}:${wsPort} (${workers})`);
+    const workers = (role: 'jsonRpc' | 'graphql') => {
+      const count = transportRoles.filter((r) => r[role]).length;
+      return `${count} worker${count > 1 ? 's' : ''}`;
+    };
+    if (options.rpcHttpEnabled) log.info(`JSON-RPC HTTP service started and listening on ${options.rpcHttpHost}:${httpPort} (${workers('jsonRpc')})`);
+    if (options.rpcWsEnabled) log.info(`Websocket service started and listening on ${options.rpcWsHost}:${wsPort} (${workers('jsonRpc')})`);
     if (options.rpcIpcEnabled) log.info(`JSON-RPC IPC service started and listening on ${ipcPath}`);
+    if (options.graphqlHttpEnabled) log.info(`GraphQL HTTP service started and listening on ${options.graphqlHttpHost}:${graphqlPort} (${workers('graphql')})`);
     log.info('Basalt is running');
     const memoryInterval = memoryLogIntervalMs(process.env);
     if (memoryInterval !== undefined) {
@@ -313,6 +339,32 @@ export async function runNode(options: NodeOptions): Promise<number> {
   process.off('SIGTERM', onSignal);
   process.off('SIGUSR2', onSnapshotSignal);
   return code;
+}
+
+/** What one transport thread serves: the JSON-RPC HTTP/WebSocket ports (those enabled), IPC, GraphQL HTTP. */
+export interface TransportRole {
+  jsonRpc: boolean;
+  ipc: boolean;
+  graphql: boolean;
+}
+
+/**
+ * The transport threads and what each serves. `--rpc-http-workers` threads serve JSON-RPC over HTTP
+ * and WebSocket, and GraphQL too unless `--graphql-http-workers` gives it threads of its own; IPC
+ * alone needs one thread. GraphQL's own threads come first: the JSON-RPC threads name its port
+ * (known once bound) in net_services.
+ */
+export function transportWorkerRoles(
+  options: Pick<NodeOptions, 'rpcHttpEnabled' | 'rpcWsEnabled' | 'rpcIpcEnabled' | 'graphqlHttpEnabled' | 'rpcHttpWorkers' | 'graphqlHttpWorkers'>,
+): TransportRole[] {
+  const jsonRpcPorts = options.rpcHttpEnabled || options.rpcWsEnabled;
+  const ownGraphql = options.graphqlHttpEnabled && options.graphqlHttpWorkers > 0;
+  const sharedGraphql = options.graphqlHttpEnabled && !ownGraphql;
+  const sharedCount = jsonRpcPorts || sharedGraphql ? options.rpcHttpWorkers : options.rpcIpcEnabled ? 1 : 0;
+  return [
+    ...Array.from({ length: ownGraphql ? options.graphqlHttpWorkers : 0 }, () => ({ jsonRpc: false, ipc: false, graphql: true })),
+    ...Array.from({ length: sharedCount }, (_, i) => ({ jsonRpc: jsonRpcPorts, ipc: options.rpcIpcEnabled && i === 0, graphql: sharedGraphql })),
+  ];
 }
 
 /** Besu writes `--miner-extra-data` (default: the client name and version) left-padded to 32 bytes. */

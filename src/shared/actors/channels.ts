@@ -4,6 +4,7 @@
  * end serves and hears only what its edge declares (channel.ts).
  *
  *   transport ─rpc→ chain | txpool | consensus | p2p
+ *   transport ─blocks, receipts, accounts, logs…→ chain    transport ─pending, transactions→ txpool
  *   transport ─subscriptionInterest→ chain | txpool          chain ⇒ canonicalBlocks ⇒ transport
  *   txpool ⇒ pendingTransactions, droppedTransactions ⇒ transport                  p2p ⇒ syncState ⇒ transport
  *   txpool ─head, accounts→ chain          chain ─nextNonce→ txpool        chain ⇒ newHead ⇒ txpool
@@ -14,10 +15,15 @@
  *   consensus ⇒ istanbulSend ⇒ p2p                                         p2p ⇒ istanbulMessage ⇒ consensus
  */
 import type { Json } from '../rpc/types.js';
+import type { BlockRef } from '../rpc/params.js';
+import type { StoredReceipt } from '../ethereum/chain-records.js';
 import type { HeaderSummary } from '../qbft/validators.js';
 import { declareChannel } from './channel.js';
 import type {
+  AccountRead,
   AccountSnapshot,
+  AccountState,
+  BlockRecord,
   BuildRequest,
   BuiltBlockInfo,
   CanonicalBlocksEvent,
@@ -27,14 +33,21 @@ import type {
   HeaderQuery,
   IstanbulReceived,
   IstanbulSend,
+  LogQuery,
+  LogRecord,
+  MinedTransaction,
   NewHeadEvent,
   PendingTransactionsEvent,
+  PendingView,
   PoolSubscriptionInterest,
   PoolTxForBlock,
   RejectedTx,
   RpcCall,
+  SimulationRequest,
+  SimulationResult,
   SyncImportResult,
   SyncStateEvent,
+  TransactionRecord,
 } from './messages.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -44,12 +57,30 @@ import type {
 /** A JSON-RPC call to the owning actor: the one request every transport edge carries. */
 type RpcRequest = { from: 'transport'; req: RpcCall; res: Json };
 
+/**
+ * Besides JSON-RPC calls, the chain answers bulk reads: a transport that resolves many fields of
+ * many blocks for one request (GraphQL) asks for all it needs of one kind in one message.
+ */
 export type TransportChain = {
   ends: ['transport', 'chain'];
   requests: {
     rpc: RpcRequest;
     /** What this transport's subscriptions need from each new head from now on; answered once it applies. */
     subscriptionInterest: { from: 'transport'; req: ChainSubscriptionInterest; res: null };
+    /** Blocks with their transactions, by number (canonical) or hash; null for each one not found. */
+    blocks: { from: 'transport'; req: { refs: BlockRef[] }; res: (BlockRecord | null)[] };
+    /** The receipts of blocks, by block hash; null for a block not found. */
+    receipts: { from: 'transport'; req: { blockHashes: Uint8Array[] }; res: (StoredReceipt[] | null)[] };
+    /** Mined transactions by hash, with their block; null for each one not mined on the canonical chain. */
+    transactions: { from: 'transport'; req: { hashes: Uint8Array[] }; res: (MinedTransaction | null)[] };
+    /** Accounts (balance, nonce, and code and storage slots when asked) in the state after blocks. */
+    accounts: { from: 'transport'; req: { reads: AccountRead[] }; res: AccountState[] };
+    /** Canonical logs of a block range that match a filter, oldest first. */
+    logs: { from: 'transport'; req: LogQuery; res: LogRecord[] };
+    /** Blocks' RLP, by hash; null for a block not found. */
+    rawBlocks: { from: 'transport'; req: { hashes: Uint8Array[] }; res: (Uint8Array | null)[] };
+    /** Calls simulated on the state after blocks, in order. */
+    simulations: { from: 'transport'; req: { calls: SimulationRequest[] }; res: SimulationResult[] };
   };
   /** Each new head for the subscriptions, sent only to a transport that declared an interest. */
   events: { canonicalBlocks: { from: 'chain'; body: CanonicalBlocksEvent } };
@@ -57,7 +88,17 @@ export type TransportChain = {
 export const TRANSPORT_CHAIN = declareChannel<TransportChain>({
   name: 'transport→chain',
   ends: ['transport', 'chain'],
-  requests: { rpc: 'transport', subscriptionInterest: 'transport' },
+  requests: {
+    rpc: 'transport',
+    subscriptionInterest: 'transport',
+    blocks: 'transport',
+    receipts: 'transport',
+    transactions: 'transport',
+    accounts: 'transport',
+    logs: 'transport',
+    rawBlocks: 'transport',
+    simulations: 'transport',
+  },
   events: { canonicalBlocks: 'chain' },
 });
 
@@ -67,6 +108,10 @@ export type TransportTxPool = {
     rpc: RpcRequest;
     /** What this transport's subscriptions need from the pool from now on; answered once it applies. */
     subscriptionInterest: { from: 'transport'; req: PoolSubscriptionInterest; res: null };
+    /** The pending transactions, and how many the pool holds. */
+    pending: { from: 'transport'; req: null; res: PendingView };
+    /** Pooled transactions by hash; null for each one the pool does not hold. */
+    transactions: { from: 'transport'; req: { hashes: Uint8Array[] }; res: (TransactionRecord | null)[] };
   };
   events: {
     pendingTransactions: { from: 'txpool'; body: PendingTransactionsEvent };
@@ -77,7 +122,7 @@ export type TransportTxPool = {
 export const TRANSPORT_TXPOOL = declareChannel<TransportTxPool>({
   name: 'transport→txpool',
   ends: ['transport', 'txpool'],
-  requests: { rpc: 'transport', subscriptionInterest: 'transport' },
+  requests: { rpc: 'transport', subscriptionInterest: 'transport', pending: 'transport', transactions: 'transport' },
   events: { pendingTransactions: 'txpool', droppedTransactions: 'txpool' },
 });
 

@@ -3,6 +3,9 @@
  * bigint, Uint8Array, plain objects and arrays.
  */
 import type { Wire } from '../rpc/types.js';
+import type { LogLocation } from '../rpc/format.js';
+import type { BlockRef, CallRequest, TopicFilter } from '../rpc/params.js';
+import type { RawLog } from '../ethereum/chain-records.js';
 
 /** The chain head as the rest of the node needs it. */
 export interface HeadInfo {
@@ -199,3 +202,138 @@ export interface PendingTransactionsEvent {
 
 /** The sync state as eth_syncing shows it; null when in sync. */
 export type SyncStateEvent = { startingBlock: bigint; currentBlock: bigint; highestBlock: bigint } | null;
+
+// ---------------------------------------------------------------------------------------------
+// Bulk reads for transports that resolve many fields of many blocks per request (GraphQL)
+// ---------------------------------------------------------------------------------------------
+
+/** A transaction's own fields, as mined or pooled. Fee fields follow the type, as in `DecodedTx`. */
+export interface TransactionRecord {
+  hash: Uint8Array;
+  type: number;
+  nonce: bigint;
+  gasLimit: bigint;
+  /** Absent for a contract creation. */
+  to?: Uint8Array;
+  value: bigint;
+  input: Uint8Array;
+  /** Types 0 and 1. */
+  gasPrice?: bigint;
+  /** 1559-style types (2, 3, 4). */
+  maxFeePerGas?: bigint;
+  maxPriorityFeePerGas?: bigint;
+  /** Type 3. */
+  maxFeePerBlobGas?: bigint;
+  blobVersionedHashes?: Uint8Array[];
+  /** Types 1 and later. */
+  accessList?: { address: Uint8Array; storageKeys: Uint8Array[] }[];
+  /** As encoded: 27/28 or chainId·2+35/36 for legacy, the y-parity for typed transactions. */
+  v: bigint;
+  r: bigint;
+  s: bigint;
+  /** A pooled transaction's sender and encoding; a mined one's come from its receipt and its block's RLP. */
+  from?: Uint8Array;
+  raw?: Uint8Array;
+}
+
+export interface WithdrawalRecord {
+  index: bigint;
+  validatorIndex: bigint;
+  address: Uint8Array;
+  /** In gwei. */
+  amount: bigint;
+}
+
+/**
+ * A block's header fields and transactions. An ommer is a record too: its header, no transactions,
+ * `ommer` set.
+ */
+export interface BlockRecord {
+  /** The hash the chain knows the block by (a QBFT hash leaves the seals out). */
+  hash: Uint8Array;
+  number: bigint;
+  parentHash: Uint8Array;
+  nonce: Uint8Array;
+  mixHash: Uint8Array;
+  ommerHash: Uint8Array;
+  logsBloom: Uint8Array;
+  transactionsRoot: Uint8Array;
+  stateRoot: Uint8Array;
+  receiptsRoot: Uint8Array;
+  coinbase: Uint8Array;
+  difficulty: bigint;
+  totalDifficulty: bigint;
+  extraData: Uint8Array;
+  gasLimit: bigint;
+  gasUsed: bigint;
+  timestamp: bigint;
+  baseFeePerGas?: bigint;
+  /** The base fee of the block that follows this one, when this one has a base fee. */
+  nextBaseFeePerGas?: bigint;
+  withdrawalsRoot?: Uint8Array;
+  withdrawals?: WithdrawalRecord[];
+  blobGasUsed?: bigint;
+  excessBlobGas?: bigint;
+  transactions: TransactionRecord[];
+  ommers: BlockRecord[];
+  ommer: boolean;
+}
+
+/** A log with where it sits: its block, transaction, and index within the block. */
+export interface LogRecord {
+  log: RawLog;
+  location: LogLocation;
+}
+
+/** Canonical logs of blocks `fromBlock..toBlock` (clamped at the head) that match addresses and topics. */
+export interface LogQuery {
+  fromBlock: bigint;
+  toBlock: bigint;
+  /** Empty: any address. */
+  addresses: Uint8Array[];
+  topics: TopicFilter[];
+}
+
+/** What to read of one account in the state after a block: its balance and nonce always. */
+export interface AccountRead {
+  at: BlockRef;
+  address: Uint8Array;
+  code: boolean;
+  slots: Uint8Array[];
+}
+
+/** An account as read; a block that does not exist reads as an empty account. */
+export interface AccountState {
+  balance: bigint;
+  nonce: bigint;
+  /** Present when asked for. */
+  code?: Uint8Array;
+  /** The asked slots' 32-byte values, in order. */
+  storage: Uint8Array[];
+}
+
+/** A call simulated on the state after a block (GraphQL's `call` and `estimateGas`). */
+export interface SimulationRequest {
+  call: CallRequest;
+  at: BlockRef;
+}
+
+/** A simulation's outcome: a failed call is a result too (status 0), not an error. */
+export interface SimulationResult {
+  status: 0 | 1;
+  /** Gas the call used before refunds. */
+  gasUsed: bigint;
+  output: Uint8Array;
+}
+
+/** Where a transaction is mined: its block and index there. */
+export interface MinedTransaction {
+  block: BlockRecord;
+  index: number;
+}
+
+/** The pool's pending transactions and how many it holds. */
+export interface PendingView {
+  count: number;
+  transactions: TransactionRecord[];
+}

@@ -126,6 +126,25 @@ export interface HttpListenConfig {
   timeoutSeconds?: number;
 }
 
+/** Where and how the GraphQL HTTP port listens (`--graphql-http-*`), and its limits. */
+export interface GraphqlListenConfig {
+  host: string;
+  /** 0 picks a free port. */
+  port: number;
+  /** `--host-allowlist`, as on the JSON-RPC port. */
+  hostAllowlist: readonly string[];
+  /** `--graphql-http-cors-origins`. */
+  corsOrigins: readonly string[];
+  /** Bodies over this are refused (413), as on the JSON-RPC port (`--rpc-http-max-request-content-length`). */
+  maxRequestContentLength: number;
+  /** A query still running after this answers 504 (`--Xhttp-timeout-seconds`, 30 as on the JSON-RPC port). */
+  timeoutSeconds: number;
+  /** `--graphql-max-query-complexity` (Besu's 200). */
+  maxQueryComplexity: number;
+  /** `--graphql-max-query-depth` (0: no limit, as Besu). */
+  maxQueryDepth: number;
+}
+
 /** Where and how the JSON-RPC WebSocket port listens (rpc-auth-cli.md §6.1). */
 export interface WsListenConfig {
   host: string;
@@ -140,14 +159,20 @@ export interface WsListenConfig {
 }
 
 /**
- * A JSON-RPC transport thread: the HTTP port, the WebSocket port, or both (every transport thread
- * serves the enabled ones); the first thread also serves IPC. Each transport has its own API groups.
+ * A transport thread: the JSON-RPC HTTP port, the WebSocket port, or both (every JSON-RPC transport
+ * thread serves the enabled ones); the first thread also serves IPC. Each transport has its own API
+ * groups. GraphQL HTTP runs on the same threads, or on threads of its own (`--graphql-http-workers`)
+ * that serve nothing else.
  */
 export interface TransportActorData extends ActorDataBase {
   actor: 'transport';
   http?: { server: HttpListenConfig; apis: readonly string[] };
   ws?: { server: WsListenConfig; apis: readonly string[] };
   ipc?: { path: string; apis: readonly string[] };
+  /** The GraphQL HTTP port; absent unless this thread serves it. */
+  graphql?: GraphqlListenConfig;
+  /** Where GraphQL HTTP listens when other threads serve it (`--graphql-http-workers`), for net_services. */
+  graphqlService?: { host: string; port: number };
   /** Open WebSocket connections and subscription ids, shared by every transport thread (transport-counters.ts). */
   counters: SharedArrayBuffer;
   chainId: bigint;

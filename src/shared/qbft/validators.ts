@@ -11,7 +11,7 @@
  * The tally logic is pure; reading headers and calling the contract go through a
  * `ValidatorChainView`, the chain actor in the node and a fake chain in the simulation.
  */
-import type { HeightContext, ParentInfo } from '../../consensus/core-types.js';
+import type { HeightContext, ParentInfo } from './height-context.js';
 import { decodeExtraData } from './extra-data.js';
 import { compareAddresses } from './seal.js';
 import type { QbftSchedule } from './schedule.js';
