@@ -1,6 +1,7 @@
 /**
  * A transport thread: serves the JSON-RPC HTTP port, the WebSocket port or both (the supervisor starts
- * `--rpc-http-workers` of them, which share the ports), the first one IPC too, and the GraphQL port
+ * `--rpc-http-workers` of them; HTTP on a private unix socket each, behind the supervisor's connection
+ * guard on the public port; the WebSocket port shared), the first one IPC too, and the GraphQL port
  * (on the same threads, or on `--graphql-http-workers` threads that serve only it). JSON-RPC requests
  * are parsed here; transport-local methods are answered from shared memory, every other call goes
  * straight to the owning actor over its direct channel. WebSocket and IPC connections hold
@@ -59,7 +60,8 @@ exposeControl('transport', {
       // The head may have reached the target before the p2p actor saw it.
       return sync === undefined || currentBlock === null || currentBlock >= sync.highestBlock ? undefined : { ...sync, currentBlock };
     };
-    // net_services reads the ports at each call: with port 0 they are known once the servers listen.
+    // net_services reads the ports at each call: with port 0 the WebSocket one is known once it listens.
+    // The HTTP port is bound by the supervisor's connection guard before this thread starts.
     const jsonRpc = data.http === undefined ? undefined : { host: data.http.server.host, port: data.http.server.port };
     const wsService = data.ws === undefined ? undefined : { host: data.ws.server.host, port: data.ws.server.port };
     const graphqlService = data.graphql === undefined ? data.graphqlService : { host: data.graphql.host, port: data.graphql.port };
@@ -109,7 +111,6 @@ exposeControl('transport', {
           return { p2pEnabled: data.p2pEnabled, peerCount: peerCount(), ...(sync ? { sync } : {}) };
         },
       });
-      jsonRpc!.port = http.port;
     }
 
     if (data.ws !== undefined || data.ipc !== undefined) {
@@ -148,7 +149,6 @@ exposeControl('transport', {
       if (data.ipc !== undefined) ipc = await startIpcServer({ path: data.ipc.path, openSession: sessionsOf('ipc', data.ipc.apis, IPC_RULES) });
     }
     return {
-      ...(http ? { httpPort: http.port } : {}),
       ...(ws ? { wsPort: ws.port } : {}),
       ...(graphqlServer ? { graphqlPort: graphqlServer.port } : {}),
     };

@@ -1,13 +1,14 @@
 /**
- * The JSON-RPC HTTP port on hyper-express (uWebSockets.js). Several worker threads may each start
- * one on the same port: uWS listens with SO_REUSEPORT and the kernel spreads connections.
+ * The JSON-RPC HTTP server of one transport worker, on hyper-express (uWebSockets.js). It listens on
+ * a private unix socket: the supervisor's connection guard (src/main/supervisor/http-connection-guard.ts)
+ * owns the public port, enforces the connection limit and joins each connection to one worker.
  *
  * Every request goes through the one HTTP policy (http-policy.ts: host allow-list → CORS → body size
  * limit → route → Accept) before anything is served. Routing is done by the policy rather than by
  * hyper-express so that the 404/405 answers, and the order of the checks before them, are exactly
  * Besu's.
  */
-import { createServer } from 'node:net';
+import type { us_listen_socket } from 'uWebSockets.js';
 import { Server, type Request, type Response } from 'hyper-express';
 import type { HttpListenConfig } from '../shared/actors/worker-data.js';
 import type { JsonRpcContext, RpcCaller } from './jsonrpc.js';
@@ -26,9 +27,7 @@ export interface HttpServerConfig extends HttpListenConfig {
 }
 
 export interface HttpServerHandle {
-  /** The port actually bound. */
-  readonly port: number;
-  /** Stops accepting connections. */
+  /** Stops accepting connections and closes the open ones. */
   close(): Promise<void>;
 }
 
@@ -90,12 +89,11 @@ export async function startHttpServer(cfg: HttpServerConfig): Promise<HttpServer
   });
   server.any('/*', handle);
   const jsonRpcRoute = serveJsonRpc(server.uws_instance, { policy, maxRequestContentLength: cfg.maxRequestContentLength, timeoutMs, rpc });
-  const port = await bindPort(cfg.host, cfg.port, (candidate) => listenOn(server, cfg.host, candidate));
+  const listenSocket = await listenUnix(server, cfg.socketPath);
   return {
-    port,
     close: async () => {
       jsonRpcRoute.close();
-      server.close();
+      server.close(listenSocket);
       // Closing the listen socket leaves keep-alive connections polling; a worker thread that ends
       // with them open aborts the whole process. uWS' App.close() closes every socket it owns.
       (server.uws_instance as unknown as { close(): void }).close();
@@ -103,45 +101,14 @@ export async function startHttpServer(cfg: HttpServerConfig): Promise<HttpServer
   };
 }
 
-async function listenOn(server: Server, host: string, port: number): Promise<number> {
-  try {
-    await server.listen(port, host);
-  } catch (err) {
-    // hyper-express rejects with a bare string
-    throw new Error(`Failed to bind the JSON-RPC HTTP port ${host}:${port}: ${String(err)}`);
-  }
-  return server.port;
-}
-
-/**
- * Listens with `listen` on `port`, or for port 0 on a port shareable by the other HTTP workers. Linux lets a port the kernel picked be shared with
- * SO_REUSEPORT, but uSockets sets SO_REUSEPORT only when given a port number, so a uWS listen on 0
- * cannot be joined. The kernel picks the port for an exclusive probe instead, and uWS listens on
- * that number. A process that takes the port between the probe and the listen makes the listen
- * fail, and the next probe picks another; only a socket of the same user that also sets
- * SO_REUSEPORT could join unnoticed, and a Basalt node given that port probes it exclusively first
- * (supervisor/ports.ts).
- */
-export async function bindPort(host: string, port: number, listen: (port: number) => Promise<number>): Promise<number> {
-  if (port !== 0) return listen(port);
-  for (let attempt = 1; ; attempt++) {
-    const picked = await kernelPickedPort(host);
-    try {
-      return await listen(picked);
-    } catch (err) {
-      if (attempt === 5) throw err;
-    }
-  }
-}
-
-function kernelPickedPort(host: string): Promise<number> {
+/** hyper-express listens on TCP only; its routes are compiled as its own listen() would. */
+function listenUnix(server: Server, path: string): Promise<us_listen_socket> {
+  (server as unknown as { _compile(): void })._compile();
   return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen({ host, port: 0, exclusive: true }, () => {
-      const address = probe.address();
-      probe.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error(`no port bound on ${host}`))));
-    });
+    server.uws_instance.listen_unix((listenSocket) => {
+      if (listenSocket) resolve(listenSocket);
+      else reject(new Error(`Failed to listen on ${path}`));
+    }, path);
   });
 }
 

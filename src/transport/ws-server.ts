@@ -1,7 +1,8 @@
 /**
- * The JSON-RPC WebSocket port (rpc-auth-cli.md §6.1) on a raw uWebSockets.js app of its own. Like the
- * HTTP port, several transport threads may each serve it: uWS listens with SO_REUSEPORT and the
- * kernel spreads connections; the connection limit is counted across threads in shared memory.
+ * The JSON-RPC WebSocket port (rpc-auth-cli.md §6.1) on a raw uWebSockets.js app of its own. Several
+ * transport threads may each serve it: uWS listens with SO_REUSEPORT and the kernel spreads
+ * connections; the connection limit is counted across threads in shared memory, from uWS' own open
+ * and close events (the HTTP port, whose connections uWS does not show, is the supervisor's guard's).
  *
  * Frame size: uWS hands over whole messages and never shows the frames they came in, so
  * `--rpc-ws-max-frame-size` cannot be checked per frame. Besu allows messages of up to 4 frames of that

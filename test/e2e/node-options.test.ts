@@ -3,9 +3,9 @@
  * --strict-tx-replay-protection-enabled refuses unprotected transactions, --revert-reason-enabled puts
  * the REVERT data in receipts, --target-gas-limit moves the block gas limit toward its target,
  * --miner-enabled / --miner-coinbase are refused as Besu refuses them, discovery (on by default) finds a
- * node no bootnode named while --discovery-enabled=false keeps to the bootnodes, and
- * --rpc-http-max-active-connections, which the HTTP server cannot enforce, says so. Serial: up to three
- * nodes at a time on a 2-core machine.
+ * node no bootnode named while --discovery-enabled=false keeps to the bootnodes
+ * (--rpc-http-max-active-connections: node-connection-limit.test.ts). Serial: up to three nodes at a
+ * time on a 2-core machine.
  */
 import test from 'ava';
 import { spawnSync } from 'node:child_process';
@@ -125,14 +125,6 @@ test.serial('--target-gas-limit: each block moves the gas limit toward the targe
     gasLimits.push(BigInt(block.gasLimit));
   }
   t.deepEqual(gasLimits, [genesisGasLimit, afterOne, afterTwo, target, target]);
-});
-
-// ---------------------------------------------------------------------------------------------------------
-
-test.serial('--rpc-http-max-active-connections: accepted, and the node warns that it does not enforce it', async (t) => {
-  const served = await node(['--rpc-http-max-active-connections=2']);
-  // startNode returns once JSON-RPC answers, after the supervisor logged its start-up warnings.
-  t.regex(served.output(), /WARN.*--rpc-http-max-active-connections=2 is not enforced/);
 });
 
 // ---------------------------------------------------------------------------------------------------------

@@ -43,14 +43,36 @@ export interface CaseAnswer {
 
 /** POSTs one case and reads the answer, noting a status other than `statusCode` and a body that is not JSON. */
 export async function postCase(url: string, init: { headers: Record<string, string>; body: string }, statusCode: number): Promise<CaseAnswer> {
-  const res = await fetch(url, { method: 'POST', ...init });
-  const text = await res.text();
+  const { status, text } = await inTurn(async () => {
+    const res = await fetch(url, { method: 'POST', ...init });
+    return { status: res.status, text: await res.text() };
+  });
+  const res = { status };
   const found: string[] = [];
   if (res.status !== statusCode) found.push(`HTTP status ${res.status} ≠ ${statusCode}`);
   try {
     return { found, body: JSON.parse(text) as unknown, text };
   } catch {
     return { found: [...found, `body is not JSON: ${text.slice(0, 200)}`], body: undefined, text };
+  }
+}
+
+/**
+ * ava starts every case at once, and fetch opens a connection per request in flight: past the node's
+ * --rpc-http-max-active-connections (80, as Besu) the rest would be refused. A client keeps a pool.
+ */
+const MAX_IN_FLIGHT = 16;
+let inFlight = 0;
+const waiting: Array<() => void> = [];
+
+async function inTurn<T>(request: () => Promise<T>): Promise<T> {
+  while (inFlight >= MAX_IN_FLIGHT) await new Promise<void>((resolve) => waiting.push(resolve));
+  inFlight++;
+  try {
+    return await request();
+  } finally {
+    inFlight--;
+    waiting.shift()?.();
   }
 }
 

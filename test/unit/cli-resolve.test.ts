@@ -716,11 +716,8 @@ test('warnings for options of a disabled service', (t) => {
   t.deepEqual(dependencyWarnings(resolve([])), []);
 });
 
-test('warning: --rpc-http-max-active-connections is accepted but not enforced', (t) => {
-  t.deepEqual(dependencyWarnings(resolve(['--rpc-http-enabled', '--rpc-http-max-active-connections=300'])), [
-    '--rpc-http-max-active-connections=300 is not enforced: the JSON-RPC HTTP server (uWebSockets.js 20.30) does not report connections opening and closing, so connections beyond the limit are not refused.',
-  ]);
-  t.deepEqual(dependencyWarnings(resolve(['--rpc-http-enabled'])), [], 'silent on the default');
+test('--rpc-http-max-active-connections given with HTTP on: no warning (the limit is enforced)', (t) => {
+  t.deepEqual(dependencyWarnings(resolve(['--rpc-http-enabled', '--rpc-http-max-active-connections=300'])), []);
 });
 
 test('table invariants: unique keys and names, a long name first, short names are one letter', (t) => {

@@ -1,10 +1,14 @@
 /**
- * The JSON-RPC HTTP port end to end: real uWS servers on loopback, raw HTTP requests (node:http,
- * so that Host and other headers are exactly what the test says).
+ * The JSON-RPC HTTP port end to end: real uWS servers on unix sockets behind the connection guard on
+ * loopback, as the node runs them; raw HTTP requests (node:http, so that Host and other headers are
+ * exactly what the test says).
  */
 import test from 'ava';
 import http from 'node:http';
 import net from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { RpcErrors } from '../../src/shared/rpc/errors.js';
 import type { RpcCaller } from '../../src/transport/jsonrpc.js';
 import type { Json } from '../../src/shared/rpc/types.js';
@@ -19,7 +23,8 @@ import {
   resolveRoute,
   type HealthSnapshot,
 } from '../../src/transport/http-policy.js';
-import { startHttpServer, type HttpServerConfig, type HttpServerHandle } from '../../src/transport/http-server.js';
+import { startHttpServer, type HttpServerConfig } from '../../src/transport/http-server.js';
+import { startConnectionGuard } from '../../src/main/supervisor/http-connection-guard.js';
 import { assertNativeUws, nativeUwsBinaryPath } from '../../src/shared/uws-native.js';
 
 interface Reply {
@@ -66,22 +71,50 @@ const fakeCall: RpcCaller = async (method, params) => {
 
 let health: HealthSnapshot = { p2pEnabled: true, peerCount: 0 };
 
-async function server(overrides: Partial<HttpServerConfig> = {}): Promise<HttpServerHandle> {
-  return startHttpServer({
-    host: '127.0.0.1',
-    port: 0,
-    hostAllowlist: ['localhost', '127.0.0.1'],
-    corsOrigins: ['http://foo.io', 'https://.*\\.example\\.org'],
-    maxRequestContentLength: 1000,
-    maxBatchSize: 3,
-    prettyPrint: false,
-    call: fakeCall,
-    health: () => health,
-    ...overrides,
-  });
+interface TestServer {
+  port: number;
+  close(): Promise<void>;
 }
 
-let main: HttpServerHandle;
+/** Servers with `overrides`, one per entry of `calls`, behind one guard on a free loopback port. */
+async function servers(overrides: Partial<HttpServerConfig>, calls: RpcCaller[]): Promise<TestServer> {
+  const dir = mkdtempSync(join(tmpdir(), 'basalt-http-test-'));
+  const closers: (() => Promise<void>)[] = [];
+  const close = async () => {
+    for (const closer of closers.reverse()) await closer();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    const socketPaths = calls.map((_, i) => join(dir, `worker-${i}.sock`));
+    for (const [i, call] of calls.entries()) {
+      const http = await startHttpServer({
+        host: '127.0.0.1',
+        port: 0,
+        socketPath: socketPaths[i]!,
+        hostAllowlist: ['localhost', '127.0.0.1'],
+        corsOrigins: ['http://foo.io', 'https://.*\\.example\\.org'],
+        maxRequestContentLength: 1000,
+        maxBatchSize: 3,
+        prettyPrint: false,
+        call,
+        health: () => health,
+        ...overrides,
+      });
+      closers.push(() => http.close());
+    }
+    const guard = await startConnectionGuard({ host: '127.0.0.1', port: 0, maxActiveConnections: 80, upstreams: socketPaths });
+    closers.push(() => guard.close());
+    guard.open();
+    return { port: guard.port, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
+
+const server = (overrides: Partial<HttpServerConfig> = {}): Promise<TestServer> => servers(overrides, [overrides.call ?? fakeCall]);
+
+let main: TestServer;
 test.before(async () => {
   main = await server();
 });
@@ -331,25 +364,17 @@ test('every answer after the CORS step carries the allowed Origin, on the JSON-R
   t.deepEqual(Object.values(answers).map((reply) => reply.status), [200, 413, 413, 406, 406, 413, 404, 405, 201]);
 });
 
-test('a server on port 0 shares the port it got (SO_REUSEPORT): both receive connections, an exclusive bind fails', async (t) => {
+test('the guard spreads connections over the servers behind it and owns its port exclusively', async (t) => {
   const answeredBy = (name: string): RpcCaller => async () => ({ result: name });
-  const first = await server({ port: 0, call: answeredBy('first') });
-  const port = first.port;
-  t.not(port, 0);
+  const both = await servers({}, [answeredBy('first'), answeredBy('second')]);
   try {
-    const second = await server({ port, call: answeredBy('second') });
-    try {
-      t.is(second.port, port);
-      const exclusive = net.createServer();
-      await t.throwsAsync(new Promise<void>((resolve, reject) => exclusive.once('error', reject).listen({ host: '127.0.0.1', port, exclusive: true }, resolve)), { code: 'EADDRINUSE' });
-      const replies = await Promise.all(Array.from({ length: 40 }, () => send(port, { body: rpcBody('any') })));
-      const names = new Set(replies.map((reply) => (JSON.parse(reply.body) as { result: string }).result));
-      t.deepEqual([...names].sort(), ['first', 'second']);
-    } finally {
-      await second.close();
-    }
+    const exclusive = net.createServer();
+    await t.throwsAsync(new Promise<void>((resolve, reject) => exclusive.once('error', reject).listen({ host: '127.0.0.1', port: both.port, exclusive: true }, resolve)), { code: 'EADDRINUSE' });
+    const replies = await Promise.all(Array.from({ length: 40 }, () => send(both.port, { body: rpcBody('any') })));
+    const names = new Set(replies.map((reply) => (JSON.parse(reply.body) as { result: string }).result));
+    t.deepEqual([...names].sort(), ['first', 'second']);
   } finally {
-    await first.close();
+    await both.close();
   }
 });
 

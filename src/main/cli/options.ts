@@ -210,7 +210,7 @@ export const NODE_OPTIONS = [
     key: 'rpcHttpMaxActiveConnections',
     kind: int(),
     default: 80,
-    description: 'Maximum number of HTTP connections allowed for JSON-RPC. Accepted but not enforced by Basalt: its HTTP server (uWebSockets.js 20.30) reports no connection opens and closes; setting it logs a warning',
+    description: 'Maximum number of HTTP connections allowed for JSON-RPC; further connections are closed',
   }),
   option({
     names: ['--rpc-http-workers'],

@@ -185,24 +185,8 @@ export function resolveOptions(argv: readonly string[], env: Environment, readFi
   return resolveParsed(parseCommandLine(argv), env, readFile);
 }
 
-/**
- * Start-up warnings for options given that have no effect: Besu's, for options whose service is disabled,
- * and Basalt's own for an option it accepts (Besu configurations set it) but cannot enforce.
- */
+/** Start-up warnings for options given that have no effect: Besu's, for options whose service is disabled. */
 export function dependencyWarnings(options: NodeOptions): string[] {
-  return [...disabledServiceWarnings(options), ...unenforcedOptionWarnings(options)];
-}
-
-function unenforcedOptionWarnings(options: NodeOptions): string[] {
-  return options.rpcHttpEnabled && options.specified.has('rpcHttpMaxActiveConnections')
-    ? [
-        `--rpc-http-max-active-connections=${options.rpcHttpMaxActiveConnections} is not enforced: the JSON-RPC HTTP server ` +
-          '(uWebSockets.js 20.30) does not report connections opening and closing, so connections beyond the limit are not refused.',
-      ]
-    : [];
-}
-
-function disabledServiceWarnings(options: NodeOptions): string[] {
   const groups: { readonly enabledBy: string; readonly enabled: boolean; readonly dependents: readonly OptionKey[] }[] = [
     {
       enabledBy: '--rpc-http-enabled',

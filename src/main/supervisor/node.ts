@@ -1,4 +1,5 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve as resolvePath } from 'node:path';
 import { MessageChannel, Worker } from 'node:worker_threads';
 import type { Remote } from 'comlink';
@@ -17,6 +18,7 @@ import { errorMessage } from '../../shared/util/errors.js';
 import { Logger, setLogLevel } from '../../shared/util/log.js';
 import type { ThreadMemory } from '../../shared/util/thread-memory.js';
 import type { LogLevel } from '../../shared/util/log.js';
+import { startConnectionGuard, type ConnectionGuard } from './http-connection-guard.js';
 import { collectNodeMemory, formatNodeMemory, heapSnapshotDir, memoryLogIntervalMs, writeHeapSnapshots } from './memory.js';
 import { resolveNetwork, StartupError } from './network.js';
 import { nodeKeyOf } from './node-key-file.js';
@@ -94,6 +96,8 @@ export async function runNode(options: NodeOptions): Promise<number> {
   const transportCounters = createTransportCounters();
 
   const actors: RunningActor[] = [];
+  let httpGuard: ConnectionGuard | undefined;
+  let httpSocketDir: string | undefined;
   let stopping = false;
   let resolveExit!: (code: number) => void;
   const exited = new Promise<number>((r) => (resolveExit = r));
@@ -122,8 +126,10 @@ export async function runNode(options: NodeOptions): Promise<number> {
     stopping = true;
     clearInterval(memoryLog);
     log.info(code === 0 ? 'Stopping Basalt' : 'Stopping Basalt after a failure');
-    // Stop intake first (transports), then the producers, the pool, and the chain last so that it
-    // can finish the block in progress and close RocksDB cleanly.
+    // Stop intake first (the HTTP port, then the transports, whose closing ends the connections the
+    // guard still joins), then the producers, the pool, and the chain last so that it can finish the
+    // block in progress and close RocksDB cleanly.
+    httpGuard?.stopAccepting();
     const order = ['transport', 'p2p', 'consensus', 'txpool', 'chain'];
     for (const prefix of order) {
       const group = actors.filter((a) => a.name.startsWith(prefix));
@@ -132,8 +138,10 @@ export async function runNode(options: NodeOptions): Promise<number> {
           withTimeout(a.stop(), 10_000).catch((err: unknown) => log.warn(`${a.name} did not stop cleanly: ${String(err)}`)),
         ),
       );
+      if (prefix === 'transport') await httpGuard?.close();
     }
     await Promise.all(actors.map((a) => a.worker.terminate().catch(() => 0)));
+    if (httpSocketDir !== undefined) rmSync(httpSocketDir, { recursive: true, force: true });
     resolveExit(code);
   };
 
@@ -236,8 +244,22 @@ export async function runNode(options: NodeOptions): Promise<number> {
     };
     await spawn('consensus', 'consensus', consensusData).start();
 
-    // With port 0 the first thread to serve a port has the kernel pick it and the others share it.
-    let httpPort = options.rpcHttpPort;
+    // HTTP: the transport threads listen on unix sockets in a directory only this user can enter, behind
+    // the connection guard, which owns the public port (and binds it first, so that the threads know it
+    // for net_services). WebSocket: with --rpc-ws-port=0 the first thread has the kernel pick the port
+    // and the others share it, as GraphQL's does.
+    let httpSocketPaths: string[] = [];
+    if (options.rpcHttpEnabled) {
+      httpSocketDir = mkdtempSync(join(tmpdir(), 'basalt-http-'));
+      // One socket per thread that serves JSON-RPC (not the GraphQL-only ones), named by thread index.
+      httpSocketPaths = transportRoles.map((role, i) => (role.jsonRpc ? join(httpSocketDir!, `worker-${i}.sock`) : ''));
+      httpGuard = await startConnectionGuard({
+        host: options.rpcHttpHost,
+        port: options.rpcHttpPort,
+        maxActiveConnections: options.rpcHttpMaxActiveConnections,
+        upstreams: httpSocketPaths.filter((path) => path !== ''),
+      });
+    }
     let wsPort = options.rpcWsPort;
     let graphqlPort = options.graphqlHttpPort;
     for (let i = 0; i < transportWorkers; i++) {
@@ -245,12 +267,13 @@ export async function runNode(options: NodeOptions): Promise<number> {
       const transportData: TransportActorData = {
         ...base,
         actor: 'transport',
-        ...(role.jsonRpc && options.rpcHttpEnabled
+        ...(role.jsonRpc && httpGuard !== undefined
           ? {
               http: {
                 server: {
                   host: options.rpcHttpHost,
-                  port: httpPort,
+                  port: httpGuard.port,
+                  socketPath: httpSocketPaths[i]!,
                   hostAllowlist: options.hostAllowlist,
                   corsOrigins: options.rpcHttpCorsOrigins,
                   maxRequestContentLength: options.rpcHttpMaxRequestContentLength,
@@ -306,7 +329,6 @@ export async function runNode(options: NodeOptions): Promise<number> {
         },
       };
       const bound = await spawn('transport', `transport-${i}`, transportData).start();
-      httpPort = bound.httpPort ?? httpPort;
       wsPort = bound.wsPort ?? wsPort;
       graphqlPort = bound.graphqlPort ?? graphqlPort;
     }
@@ -314,7 +336,12 @@ export async function runNode(options: NodeOptions): Promise<number> {
       const count = transportRoles.filter((r) => r[role]).length;
       return `${count} worker${count > 1 ? 's' : ''}`;
     };
-    if (options.rpcHttpEnabled) log.info(`JSON-RPC HTTP service started and listening on ${options.rpcHttpHost}:${httpPort} (${workers('jsonRpc')})`);
+    if (httpGuard !== undefined) {
+      httpGuard.open();
+      log.info(
+        `JSON-RPC HTTP service started and listening on ${options.rpcHttpHost}:${httpGuard.port} (${workers('jsonRpc')}, at most ${options.rpcHttpMaxActiveConnections} connections)`,
+      );
+    }
     if (options.rpcWsEnabled) log.info(`Websocket service started and listening on ${options.rpcWsHost}:${wsPort} (${workers('jsonRpc')})`);
     if (options.rpcIpcEnabled) log.info(`JSON-RPC IPC service started and listening on ${ipcPath}`);
     if (options.graphqlHttpEnabled) log.info(`GraphQL HTTP service started and listening on ${options.graphqlHttpHost}:${graphqlPort} (${workers('graphql')})`);

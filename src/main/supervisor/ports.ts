@@ -3,10 +3,8 @@ import { createServer } from 'node:net';
 import { StartupError } from './network.js';
 
 /**
- * Fails like Besu when a port is taken. uWS binds with SO_REUSEPORT (so that several HTTP workers can
- * share one port), which would also let a second node silently share a port with the first; an
- * exclusive probe bind before the workers start catches that. A port that also carries UDP (devp2p
- * discovery) must be free for both, as Besu checks it.
+ * Fails like Besu when a port is taken, before any actor starts, naming every busy port in one
+ * message. A port that also carries UDP (devp2p discovery) must be free for both, as Besu checks it.
  */
 export async function assertPortsFree(ports: { host: string; port: number; udp?: boolean }[]): Promise<void> {
   const busy: number[] = [];

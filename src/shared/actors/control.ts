@@ -28,8 +28,8 @@ export interface ActorStartInfo {
   consensus: null;
   /** The devp2p port actually bound. */
   p2p: { port: number };
-  /** The ports actually bound (absent for a port this thread does not serve). */
-  transport: { httpPort?: number; wsPort?: number; graphqlPort?: number };
+  /** The ports this thread bound itself (the HTTP port is the supervisor's connection guard's). */
+  transport: { wsPort?: number; graphqlPort?: number };
 }
 
 export type ControlOf<A extends ActorName> = ActorControl<ActorStartInfo[A]>;

@@ -107,11 +107,16 @@ export interface P2pActorData extends ActorDataBase {
   ports: { chain: MessagePort; consensus: MessagePort; txpool: MessagePort; transports: MessagePort[] };
 }
 
-/** Where and how the JSON-RPC HTTP port listens, and its request limits. */
+/** Where the JSON-RPC HTTP port listens, and its request limits. */
 export interface HttpListenConfig {
+  /**
+   * The public address, `--rpc-http-host` and the port bound (net_services). The supervisor's
+   * connection guard owns it and joins each connection to one worker's `socketPath`.
+   */
   host: string;
-  /** 0 picks a free port. */
   port: number;
+  /** The private unix socket this worker listens on. */
+  socketPath: string;
   /** `--host-allowlist` entries (`*` accepts any Host). */
   hostAllowlist: readonly string[];
   /** `--rpc-http-cors-origins` entries (regular expressions; `*`/`all` any origin). */

@@ -8,7 +8,7 @@
 import uWS, { type HttpRequest, type HttpResponse, type us_listen_socket } from 'uWebSockets.js';
 import type { GraphqlListenConfig } from '../../shared/actors/worker-data.js';
 import { Logger } from '../../shared/util/log.js';
-import { bindPort } from '../http-server.js';
+import { listenUws } from '../uws-listen.js';
 import { bodyTooLarge, createHttpPolicy, GRAPHQL_ROUTES, type HttpAnswer, type HttpHeaders, type HttpVerdict } from '../http-policy.js';
 import type { GraphqlReply, GraphqlRequest, GraphqlService } from './execute.js';
 import { RequestDecodeError, requestFromBody, requestFromQueryString } from './http-request.js';
@@ -146,23 +146,11 @@ export async function startGraphqlServer(cfg: GraphqlListenConfig, service: Grap
     });
   });
 
-  let listenSocket: us_listen_socket | undefined;
-  const listen = (port: number) =>
-    new Promise<number>((resolve, reject) => {
-      app.listen(cfg.host, port, (socket) => {
-        if (socket === false) {
-          reject(new Error(`Failed to bind the GraphQL HTTP port ${cfg.host}:${port}`));
-          return;
-        }
-        listenSocket = socket;
-        resolve(port);
-      });
-    });
-  const port = await bindPort(cfg.host, cfg.port, listen);
+  const { socket: listenSocket, port } = await listenUws(app, cfg.host, cfg.port, 'GraphQL HTTP');
   return {
     port,
     close() {
-      if (listenSocket !== undefined) uWS.us_listen_socket_close(listenSocket);
+      uWS.us_listen_socket_close(listenSocket);
       // Keep-alive connections would outlive the listen socket; App.close() closes every socket it owns.
       (app as unknown as { close(): void }).close();
     },
