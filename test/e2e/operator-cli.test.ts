@@ -135,6 +135,10 @@ test('public-key errors: a missing or malformed key file, another curve, an opti
   const malformed = await basalt(['public-key', 'export-address', `--node-private-key-file=${bad}`]);
   t.deepEqual([malformed.code, malformed.stderr], [2, `Private key cannot be loaded from file ${bad}: expected 64 hex digits (0x optional) and nothing else\n${HELP_POINTER}`]);
 
+  const zero = file(`0x${'00'.repeat(32)}`);
+  const notAKey = await basalt(['public-key', 'export', `--node-private-key-file=${zero}`]);
+  t.deepEqual([notAKey.code, notAKey.stderr], [2, `Private key cannot be loaded from file ${zero}: not a secp256k1 private key (zero, or not below the curve order)\n${HELP_POINTER}`]);
+
   const curve = await basalt(['public-key', 'export', `--node-private-key-file=${file(VECTOR_KEY)}`, '--ec-curve=secp256r1']);
   t.deepEqual([curve.code, curve.stderr], [2, `Invalid value for option '--ec-curve': 'secp256r1' is not supported; Basalt supports secp256k1 only\n${HELP_POINTER}`]);
 
