@@ -27,12 +27,13 @@ import { startHttpServer } from '../src/transport/http-server.js';
 import type { HttpServerHandle } from '../src/transport/http-server.js';
 import { startIpcServer, type IpcServerHandle } from '../src/transport/ipc-server.js';
 import { createDispatch, createLocalMethods } from '../src/transport/local-methods.js';
+import { streamSessions } from '../src/transport/stream-sessions.js';
 import { createGraphqlService } from '../src/transport/graphql/execute.js';
 import { startGraphqlServer, type GraphqlServerHandle } from '../src/transport/graphql/server.js';
-import { StreamSession } from '../src/transport/stream-session.js';
 import { SubscriptionHub } from '../src/transport/subscription-hub.js';
 import { startWsServer, type WsServerHandle } from '../src/transport/ws-server.js';
 import { Logger, setLogLevel } from '../src/shared/util/log.js';
+import { createServiceAuthentication, type ServiceAuthentication } from '../src/transport/auth/service-authentication.js';
 
 const data = actorData('transport');
 setLogLevel(data.logLevel);
@@ -41,6 +42,9 @@ const log = new Logger('JsonRpc');
 let http: HttpServerHandle | undefined;
 let ws: WsServerHandle | undefined;
 let ipc: IpcServerHandle | undefined;
+/** Each service's own (rpc-auth-cli.md §8.1): its key, token cache and login pool. */
+let httpAuthentication: ServiceAuthentication | undefined;
+let wsAuthentication: ServiceAuthentication | undefined;
 let graphqlServer: GraphqlServerHandle | undefined;
 
 exposeControl('transport', {
@@ -103,9 +107,11 @@ exposeControl('transport', {
     if (data.http !== undefined) {
       const apis = data.http.apis;
       const send = createDispatch(localMethods(apis), toActor);
+      if (data.http.authentication !== undefined) httpAuthentication = createServiceAuthentication(data.http.authentication, new Logger('JsonRpcHttp'));
       http = await startHttpServer({
         ...data.http.server,
         call: createMethodCaller({ enabledApis: apis, transport: 'http', send }),
+        ...(httpAuthentication === undefined ? {} : { authentication: httpAuthentication }),
         health: () => {
           const sync = syncStatus();
           return { p2pEnabled: data.p2pEnabled, peerCount: peerCount(), ...(sync ? { sync } : {}) };
@@ -127,23 +133,25 @@ exposeControl('transport', {
       });
       actors.p2p?.on({ syncState: (state) => hub.onSyncState(state) });
       /** Sessions of a connection-holding transport: its own groups, its subscriptions in the hub. */
-      const sessionsOf = (transport: JsonRpcTransport, apis: readonly string[], rules: StreamRules) => {
+      const sessionsOf = (transport: JsonRpcTransport, apis: readonly string[], rules: StreamRules, authentication?: ServiceAuthentication) => {
         const local = localMethods(apis);
-        return (write: (text: string) => void) =>
-          new StreamSession({
-            rules,
-            write,
-            log,
-            callerFor: (session) =>
-              createMethodCaller({ enabledApis: apis, transport, send: createDispatch(local, toActor, hub.handlers(session)) }),
-            onClose: (session) => {
-              const dropped = hub.connectionClosed(session);
-              if (dropped > 0) log.debug(`A ${transport === 'ws' ? 'WebSocket' : 'IPC'} connection closed: its ${dropped} subscription(s) dropped`);
-            },
-          });
+        return streamSessions({
+          transportName: transport === 'ws' ? 'WebSocket' : 'IPC',
+          rules,
+          hub,
+          log,
+          callerWith: (subscriptions) => createMethodCaller({ enabledApis: apis, transport, send: createDispatch(local, toActor, subscriptions) }),
+          ...(authentication === undefined ? {} : { authenticator: authentication.authenticator }),
+        });
       };
       if (data.ws !== undefined) {
-        ws = await startWsServer({ ...data.ws.server, counters, openSession: sessionsOf('ws', data.ws.apis, WS_RULES) });
+        if (data.ws.authentication !== undefined) wsAuthentication = createServiceAuthentication(data.ws.authentication, new Logger('WebSocket'));
+        ws = await startWsServer({
+          ...data.ws.server,
+          counters,
+          openSession: sessionsOf('ws', data.ws.apis, WS_RULES, wsAuthentication),
+          ...(wsAuthentication === undefined ? {} : { login: wsAuthentication.login }),
+        });
         wsService!.port = ws.port;
       }
       if (data.ipc !== undefined) ipc = await startIpcServer({ path: data.ipc.path, openSession: sessionsOf('ipc', data.ipc.apis, IPC_RULES) });
@@ -158,5 +166,7 @@ exposeControl('transport', {
     await http?.close();
     ws?.close();
     await ipc?.close();
+    await httpAuthentication?.close();
+    await wsAuthentication?.close();
   },
 });

@@ -325,13 +325,17 @@ export interface WsPortRequestFacts {
   method: string;
   path: string;
   host: string | undefined;
+  contentLength: string | undefined;
 }
 
 export interface WsPortPolicy {
   /** The answer refusing a WebSocket handshake, or undefined to upgrade it (on any path). */
   upgrade(host: string | undefined): HttpAnswer | undefined;
-  /** The answer to a plain HTTP request, which the WebSocket port never serves. */
-  request(request: WsPortRequestFacts): HttpAnswer;
+  /**
+   * The answer to a plain HTTP request: the WebSocket port serves none but `POST /login`, which it
+   * passes on (to be answered by the service's login) when `loginServed`.
+   */
+  request(request: WsPortRequestFacts): HttpAnswer | HttpProceed;
 }
 
 const UPGRADE_HOST_REJECTED = answer(403);
@@ -340,16 +344,22 @@ const NOT_A_WEBSOCKET = answer(400, { body: WS_PORT_HTTP_BODY });
 
 /**
  * Besu's WebSocket service: a handshake from a host not allowed is rejected 403 (no body), a plain
- * request 403 with the JSON body of the HTTP port; `POST /login` answers as on the HTTP port without
- * authentication, any other plain request 400.
+ * request 403 with the JSON body of the HTTP port; `POST /login` answers as on the HTTP port (400
+ * "Authentication not enabled" without authentication), any other plain request 400. A login body
+ * declared longer than `maxLoginBodyLength` is refused 413 (Besu sets no limit there).
  */
-export function createWsPortPolicy(cfg: Pick<HttpPolicyConfig, 'hostAllowlist'>): WsPortPolicy {
+export function createWsPortPolicy(
+  cfg: Pick<HttpPolicyConfig, 'hostAllowlist'> & { loginServed: boolean; maxLoginBodyLength: number },
+): WsPortPolicy {
   const hostAllowed = createHostAllowlist(cfg.hostAllowlist);
   return {
     upgrade: (host) => (hostAllowed(host) ? undefined : UPGRADE_HOST_REJECTED),
     request: (request) => {
       if (!hostAllowed(request.host)) return HOST_REJECTED;
-      return resolveRoute(request.method, request.path) === 'login' ? LOGIN_DISABLED : NOT_A_WEBSOCKET;
+      if (resolveRoute(request.method, request.path) !== 'login') return NOT_A_WEBSOCKET;
+      if (!cfg.loginServed) return LOGIN_DISABLED;
+      if (Number(request.contentLength || 0) > cfg.maxLoginBodyLength) return TOO_LARGE;
+      return PROCEED_WITHOUT_CORS.get('login')!;
     },
   };
 }

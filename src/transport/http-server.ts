@@ -15,6 +15,9 @@ import type { JsonRpcContext, RpcCaller } from './jsonrpc.js';
 import { Logger } from '../shared/util/log.js';
 import { createHttpPolicy, healthBody, isReady, type HealthSnapshot, type HttpAnswer, type HttpHeaders } from './http-policy.js';
 import { serveJsonRpc } from './jsonrpc-route.js';
+import { authenticatedJsonRpc } from './auth/authenticated-json-rpc.js';
+import { LOGIN_NOT_ENABLED } from './auth/login.js';
+import type { ServiceAuthentication } from './auth/service-authentication.js';
 import { assertNativeUws } from '../shared/uws-native.js';
 
 const log = new Logger('JsonRpcHttp');
@@ -24,6 +27,8 @@ export interface HttpServerConfig extends HttpListenConfig {
   call: RpcCaller;
   /** Node state `/readiness` is decided from; read on each health request. */
   health(): HealthSnapshot;
+  /** `--rpc-http-authentication-enabled`: tokens on `POST /`, and `/login` in credentials mode. */
+  authentication?: ServiceAuthentication;
 }
 
 export interface HttpServerHandle {
@@ -72,7 +77,7 @@ export async function startHttpServer(cfg: HttpServerConfig): Promise<HttpServer
         return;
       }
       case 'login':
-        response.status(400, 'Authentication not enabled').send();
+        await serveLogin(request, response, cfg);
         return;
       case 'jsonrpc':
         // POST / is served by the route on the uWS app itself (jsonrpc-route.ts), which uWS ranks above
@@ -88,7 +93,14 @@ export async function startHttpServer(cfg: HttpServerConfig): Promise<HttpServer
     response.atomic(() => response.status(500).send());
   });
   server.any('/*', handle);
-  const jsonRpcRoute = serveJsonRpc(server.uws_instance, { policy, maxRequestContentLength: cfg.maxRequestContentLength, timeoutMs, rpc });
+  const authenticated = cfg.authentication === undefined ? undefined : authenticatedJsonRpc(rpc, cfg.authentication.authenticator);
+  const jsonRpcRoute = serveJsonRpc(server.uws_instance, {
+    policy,
+    maxRequestContentLength: cfg.maxRequestContentLength,
+    timeoutMs,
+    rpc,
+    ...(authenticated === undefined ? {} : { authenticated }),
+  });
   const listenSocket = await listenUnix(server, cfg.socketPath);
   return {
     close: async () => {
@@ -109,6 +121,22 @@ function listenUnix(server: Server, path: string): Promise<us_listen_socket> {
       if (listenSocket) resolve(listenSocket);
       else reject(new Error(`Failed to listen on ${path}`));
     }, path);
+  });
+}
+
+/**
+ * `POST /login` (§8.4), answered by the service's login. The policy has refused a declared length over the
+ * limit; hyper-express reads bodies of a declared length only, so a chunked login body reads as empty
+ * (answered 400, username and password required).
+ */
+async function serveLogin(request: Request, response: Response, cfg: HttpServerConfig): Promise<void> {
+  const answer = cfg.authentication === undefined ? LOGIN_NOT_ENABLED : await cfg.authentication.login(await request.text());
+  if (response.completed) return;
+  // Corked: written from a later turn of the event loop (after the login pool answered), an uncorked
+  // status line sometimes lost its reason phrase.
+  response.atomic(() => {
+    if (answer.contentType !== undefined) response.header('content-type', answer.contentType);
+    response.status(answer.status, answer.reason).send(answer.body === '' ? undefined : answer.body);
   });
 }
 

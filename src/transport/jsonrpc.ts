@@ -8,11 +8,15 @@
 import { RpcErrors, toRpcErrorObject } from '../shared/rpc/errors.js';
 import { lookupMethod, type JsonRpcTransport, type MethodName, type Owner } from '../shared/rpc/registry.js';
 import type { Json, RpcErrorObject, Wire } from '../shared/rpc/types.js';
+import type { MethodAccess } from './auth/permissions.js';
 
 export type RpcOutcome = { result: Json } | { error: RpcErrorObject };
 
-/** Executes one method call whose name and raw (already normalised) params came from a request. */
-export type RpcCaller = (method: string, rawParams: unknown[]) => Promise<RpcOutcome>;
+/**
+ * Executes one method call whose name and raw (already normalised) params came from a request. With
+ * authentication on, `access` says which methods the request may call.
+ */
+export type RpcCaller = (method: string, rawParams: unknown[], access?: MethodAccess) => Promise<RpcOutcome>;
 
 export interface JsonRpcContext {
   /** `--rpc-http-max-batch-size`; any value ≤ 0 means unlimited. */
@@ -456,8 +460,9 @@ export interface MethodCallerOptions {
 
 /**
  * Builds the `call` of a transport: names Basalt does not serve → -32601; served but not enabled →
- * -32604; wrong count for exact-count methods → "Invalid number of params"; param parse failures →
- * the method's -32602 variant; a thrown RpcError → its object; anything else → -32603.
+ * -32604; not permitted to the request → -40100; wrong count for exact-count methods → "Invalid number
+ * of params"; param parse failures → the method's -32602 variant; a thrown RpcError → its object;
+ * anything else → -32603.
  */
 export function createMethodCaller(options: MethodCallerOptions): RpcCaller {
   const enabled = new Set<string>(options.enabledApis);
@@ -465,13 +470,18 @@ export function createMethodCaller(options: MethodCallerOptions): RpcCaller {
   const { send } = options;
   const transport = options.transport ?? 'http';
 
-  return async (name, rawParams) => {
+  return async (name, rawParams, access) => {
     const method = lookupMethod(name);
     // Besu answers "not enabled" for any of its method names whose group is off; a method Basalt does
     // not serve at all is "not found" instead, since no option would make it answer.
     if (method === undefined) return { error: RpcErrors.METHOD_NOT_FOUND };
-    if (method.transports !== undefined && !method.transports.includes(transport)) return { error: RpcErrors.METHOD_NOT_FOUND };
-    if (!enabled.has(method.group)) return { error: RpcErrors.METHOD_NOT_ENABLED };
+    if (method.transports !== undefined) {
+      if (!method.transports.includes(transport)) return { error: RpcErrors.METHOD_NOT_FOUND };
+    } else if (!enabled.has(method.group)) {
+      return { error: RpcErrors.METHOD_NOT_ENABLED };
+    }
+    // Permission after availability, before the params are read (§8.6 steps 2–3).
+    if (access !== undefined && !access.permits(method.name)) return { error: RpcErrors.UNAUTHORIZED };
     if (method.exactParamCount !== undefined && rawParams.length !== method.exactParamCount) {
       return { error: RpcErrors.INVALID_PARAM_COUNT };
     }

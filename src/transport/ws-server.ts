@@ -20,9 +20,11 @@ import type { WsListenConfig } from '../shared/actors/worker-data.js';
 import type { TransportCounters } from '../shared/shared-memory/transport-counters.js';
 import { assertNativeUws } from '../shared/uws-native.js';
 import { Logger } from '../shared/util/log.js';
-import { createWsPortPolicy } from './http-policy.js';
+import { bodyTooLarge, createWsPortPolicy, type HttpAnswer, type HttpProceed } from './http-policy.js';
 import { writeAnswer } from './jsonrpc-route.js';
+import type { LoginAnswer } from './auth/login.js';
 import type { StreamSession } from './stream-session.js';
+import type { OpenSession } from './stream-sessions.js';
 import { closeListenSocket, listenUws } from './uws-listen.js';
 
 const log = new Logger('WebSocket');
@@ -44,8 +46,13 @@ const SEND_DROPPED = 2;
 
 export interface WsServerConfig extends WsListenConfig {
   counters: TransportCounters;
-  /** A new connection: the session that answers its messages, writing through `write`. */
-  openSession(write: (text: string) => void): StreamSession;
+  /**
+   * A new connection: the session that answers its messages, writing through `write`, with the
+   * Authorization header of its upgrade request (§6.5: the only place a WebSocket client gives a token).
+   */
+  openSession: OpenSession;
+  /** With `--rpc-ws-authentication-enabled`: the service's `POST /login` (§8.4), given the request body. */
+  login?: (body: string) => Promise<LoginAnswer>;
   /** Overrides SEND_BUFFER_LIMIT (tests). */
   sendBufferLimit?: number;
 }
@@ -58,13 +65,18 @@ export interface WsServerHandle {
 interface Connection {
   session?: StreamSession;
   remote: string;
+  /** The upgrade request's Authorization header, read only with authentication on. */
+  authorization: string | undefined;
   /** Closed for not reading: nothing more is sent. */
   cut: boolean;
 }
 
 export async function startWsServer(cfg: WsServerConfig): Promise<WsServerHandle> {
   assertNativeUws();
-  const policy = createWsPortPolicy(cfg);
+  const login = cfg.login;
+  const maxMessageLength = FRAMES_PER_MESSAGE * cfg.maxFrameSize;
+  // A login body is small; it is held to the limit of a message.
+  const policy = createWsPortPolicy({ hostAllowlist: cfg.hostAllowlist, loginServed: login !== undefined, maxLoginBodyLength: maxMessageLength });
   const sendBufferLimit = cfg.sendBufferLimit ?? SEND_BUFFER_LIMIT;
   const open = new Set<WebSocket<Connection>>();
   const app: TemplatedApp = uWS.App();
@@ -79,7 +91,7 @@ export async function startWsServer(cfg: WsServerConfig): Promise<WsServerHandle
   };
 
   app.ws<Connection>('/*', {
-    maxPayloadLength: FRAMES_PER_MESSAGE * cfg.maxFrameSize,
+    maxPayloadLength: maxMessageLength,
     maxBackpressure: sendBufferLimit,
     idleTimeout: IDLE_TIMEOUT_SECONDS,
     sendPingsAutomatically: true,
@@ -95,7 +107,11 @@ export async function startWsServer(cfg: WsServerConfig): Promise<WsServerHandle
         res.close();
         return;
       }
-      const connection: Connection = { remote: Buffer.from(res.getRemoteAddressAsText()).toString(), cut: false };
+      const connection: Connection = {
+        remote: Buffer.from(res.getRemoteAddressAsText()).toString(),
+        cut: false,
+        authorization: login === undefined ? undefined : req.getHeader('authorization') || undefined,
+      };
       res.upgrade(connection, req.getHeader('sec-websocket-key'), req.getHeader('sec-websocket-protocol'), req.getHeader('sec-websocket-extensions'), context);
     },
     open: (ws) => {
@@ -106,7 +122,7 @@ export async function startWsServer(cfg: WsServerConfig): Promise<WsServerHandle
         let status = 0;
         ws.cork(() => (status = ws.send(text, false)));
         if (status === SEND_DROPPED) cut(ws, connection);
-      });
+      }, connection.authorization);
       log.debug(`WebSocket connection from ${connection.remote} opened`);
     },
     message: (ws, message) => {
@@ -123,7 +139,15 @@ export async function startWsServer(cfg: WsServerConfig): Promise<WsServerHandle
   });
   // Requests that are not a WebSocket handshake.
   app.any('/*', (res, req) => {
-    writeAnswer(res, policy.request({ method: req.getCaseSensitiveMethod(), path: req.getUrl(), host: req.getHeader('host') || undefined }));
+    const verdict = policy.request({
+      method: req.getCaseSensitiveMethod(),
+      path: req.getUrl(),
+      host: req.getHeader('host') || undefined,
+      contentLength: req.getHeader('content-length') || undefined,
+    });
+    if (verdict.kind === 'answer') writeAnswer(res, verdict);
+    // The policy lets `POST /login` through only when the service serves it.
+    else serveLogin(res, verdict, maxMessageLength, login!);
   });
 
   const listening = await listenUws(app, cfg.host, cfg.port, 'JSON-RPC WebSocket');
@@ -134,5 +158,51 @@ export async function startWsServer(cfg: WsServerConfig): Promise<WsServerHandle
       for (const ws of [...open]) ws.close();
       (app as unknown as { close(): void }).close();
     },
+  };
+}
+
+const LOGIN_FAILED: HttpAnswer = { kind: 'answer', status: 500, reason: 'Internal Server Error', headers: [], body: '', closeConnection: false };
+
+/** `POST /login` on the WebSocket port: the body read (at most `maxLength` bytes), answered by `login`. */
+function serveLogin(res: HttpResponse, verdict: HttpProceed, maxLength: number, login: (body: string) => Promise<LoginAnswer>): void {
+  let done = false;
+  res.onAborted(() => (done = true));
+  const chunks: Buffer[] = [];
+  let size = 0;
+  res.onData((chunk, isLast) => {
+    if (done) return;
+    size += chunk.byteLength;
+    if (size > maxLength) {
+      // A chunked body that outgrew the limit: answered now, the connection closed.
+      done = true;
+      res.cork(() => writeAnswer(res, bodyTooLarge(verdict)));
+      return;
+    }
+    // uWS reuses the chunk's memory once this callback returns: keep a copy.
+    chunks.push(Buffer.from(chunk.slice(0)));
+    if (!isLast) return;
+    const write = (answer: HttpAnswer): void => {
+      if (done) return;
+      done = true;
+      res.cork(() => writeAnswer(res, answer));
+    };
+    login(Buffer.concat(chunks).toString('utf8')).then(
+      (answer) => write(loginHttpAnswer(answer)),
+      (err: unknown) => {
+        log.error('Login failed', err);
+        write(LOGIN_FAILED);
+      },
+    );
+  });
+}
+
+function loginHttpAnswer(answer: LoginAnswer): HttpAnswer {
+  return {
+    kind: 'answer',
+    status: answer.status,
+    reason: answer.reason,
+    headers: answer.contentType === undefined ? [] : [['content-type', answer.contentType]],
+    body: answer.body,
+    closeConnection: false,
   };
 }

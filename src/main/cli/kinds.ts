@@ -313,11 +313,11 @@ export function hexBytes(maxLength: number): ScalarKind<Uint8Array> {
 // ---------------------------------------------------------------------------------------------------------
 // Lists
 
-export function stringList(options: { paramLabel: string; allowsNoValue?: boolean }): ListKind<readonly string[]> {
+export function stringList(options: { paramLabel: string; allowsNoValue?: boolean; separator?: RegExp }): ListKind<readonly string[]> {
   return {
     shape: 'list',
     allowsNoValue: options.allowsNoValue ?? false,
-    separator: /,/,
+    separator: options.separator ?? /,/,
     paramLabel: options.paramLabel,
     convert: (entries) => [...entries],
   };

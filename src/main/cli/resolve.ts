@@ -4,6 +4,7 @@
 
 import { readFileSync } from 'node:fs';
 import { parseCommandLine, labelOf, unmatchedArgumentsError, type ParsedCommandLine } from './args.js';
+import { authenticationWarnings, checkAuthenticationOptions } from './authentication-options.js';
 import { CliUsageError } from './errors.js';
 import { envVarName, OPTION_SPECS, type NodeOptions, type OptionKey, type OptionSpec } from './options.js';
 import { readTomlConfig, type RawValue, type ReadFile } from './toml.js';
@@ -83,6 +84,9 @@ function applyCrossOptionRules(values: Map<OptionKey, unknown>, specified: Reado
   if (get<string | undefined>('genesisFile') === undefined && get<string | undefined>('network') === undefined) {
     values.set('network', 'mainnet');
   }
+
+  // §6.1: the WebSocket service listens where the node says it is, unless told otherwise.
+  if (!specified.has('rpcWsHost')) values.set('rpcWsHost', get<string>('p2pHost'));
 
   const enabledPorts = [
     ...(get<boolean>('p2pEnabled') ? [get<number>('p2pPort')] : []),
@@ -173,7 +177,10 @@ export function resolveInvocation(argv: readonly string[], env: Environment, rea
   // As in picocli, a help or version request wins over unknown words but not over malformed values.
   if (commandLine.helpRequested) return { kind: 'help' };
   if (commandLine.versionRequested) return { kind: 'version' };
-  return { kind: 'run', options: resolveParsed(commandLine, env, readFile) };
+  const options = resolveParsed(commandLine, env, readFile);
+  // Checks Besu makes before running the node only (not for subcommands such as `blocks import`).
+  checkAuthenticationOptions(options, readFile);
+  return { kind: 'run', options };
 }
 
 /**
@@ -187,13 +194,18 @@ export function resolveOptions(argv: readonly string[], env: Environment, readFi
 
 /** Start-up warnings for options given that have no effect: Besu's, for options whose service is disabled. */
 export function dependencyWarnings(options: NodeOptions): string[] {
+  return [...disabledServiceWarnings(options), ...authenticationWarnings(options)];
+}
+
+function disabledServiceWarnings(options: NodeOptions): string[] {
   const groups: { readonly enabledBy: string; readonly enabled: boolean; readonly dependents: readonly OptionKey[] }[] = [
     {
       enabledBy: '--rpc-http-enabled',
       enabled: options.rpcHttpEnabled,
       dependents: [
         'rpcHttpApi', 'rpcHttpCorsOrigins', 'rpcHttpHost', 'rpcHttpPort', 'rpcHttpMaxActiveConnections',
-        'rpcHttpMaxBatchSize', 'rpcHttpMaxRequestContentLength',
+        'rpcHttpMaxBatchSize', 'rpcHttpMaxRequestContentLength', 'rpcHttpApiMethodsNoAuth',
+        'rpcHttpAuthenticationEnabled', 'rpcHttpAuthenticationCredentialsFile', 'rpcHttpAuthenticationJwtPublicKeyFile',
       ],
     },
     {
@@ -205,7 +217,10 @@ export function dependencyWarnings(options: NodeOptions): string[] {
     {
       enabledBy: '--rpc-ws-enabled',
       enabled: options.rpcWsEnabled,
-      dependents: ['rpcWsApi', 'rpcWsHost', 'rpcWsPort', 'rpcWsMaxFrameSize', 'rpcWsMaxActiveConnections'],
+      dependents: [
+        'rpcWsApi', 'rpcWsApiMethodsNoAuth', 'rpcWsHost', 'rpcWsPort', 'rpcWsMaxFrameSize', 'rpcWsMaxActiveConnections',
+        'rpcWsAuthenticationEnabled', 'rpcWsAuthenticationCredentialsFile', 'rpcWsAuthenticationJwtPublicKeyFile',
+      ],
     },
     {
       enabledBy: '--graphql-http-enabled',

@@ -5,6 +5,8 @@ import { MessageChannel, Worker } from 'node:worker_threads';
 import type { Remote } from 'comlink';
 import type { NodeOptions } from '../cli/options.js';
 import { dependencyWarnings } from '../cli/resolve.js';
+import { httpAuthenticationOptions, wsAuthenticationOptions } from '../cli/authentication-options.js';
+import { describeAuthentication, prepareAuthentication } from './authentication.js';
 import type { ActorName } from '../../shared/actors/channel.js';
 import { controlOf } from '../../shared/actors/control.js';
 import type { ControlOf } from '../../shared/actors/control.js';
@@ -55,6 +57,9 @@ export async function runNode(options: NodeOptions): Promise<number> {
   if (options.rpcHttpEnabled || options.rpcWsEnabled || options.graphqlHttpEnabled) assertNativeUws();
 
   const network = resolveNetwork(options);
+  // Each service its own: in credentials mode its own key pair, so a token of one is refused by the other.
+  const httpAuthentication = options.rpcHttpEnabled ? await prepareAuthentication(httpAuthenticationOptions(options)) : undefined;
+  const wsAuthentication = options.rpcWsEnabled ? await prepareAuthentication(wsAuthenticationOptions(options)) : undefined;
   await assertPortsFree([
     ...(options.rpcHttpEnabled ? [{ host: options.rpcHttpHost, port: options.rpcHttpPort }] : []),
     ...(options.rpcWsEnabled ? [{ host: options.rpcWsHost, port: options.rpcWsPort }] : []),
@@ -281,6 +286,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
                   prettyPrint: options.jsonPrettyPrintEnabled,
                 },
                 apis: options.rpcHttpApi,
+                ...(httpAuthentication === undefined ? {} : { authentication: httpAuthentication }),
               },
             }
           : {}),
@@ -295,6 +301,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
                   maxFrameSize: options.rpcWsMaxFrameSize,
                 },
                 apis: options.rpcWsApi,
+                ...(wsAuthentication === undefined ? {} : { authentication: wsAuthentication }),
               },
             }
           : {}),
@@ -342,7 +349,9 @@ export async function runNode(options: NodeOptions): Promise<number> {
         `JSON-RPC HTTP service started and listening on ${options.rpcHttpHost}:${httpGuard.port} (${workers('jsonRpc')}, at most ${options.rpcHttpMaxActiveConnections} connections)`,
       );
     }
+    if (httpAuthentication !== undefined) log.info(`JSON-RPC HTTP authentication enabled: ${describeAuthentication(httpAuthentication)}`);
     if (options.rpcWsEnabled) log.info(`Websocket service started and listening on ${options.rpcWsHost}:${wsPort} (${workers('jsonRpc')})`);
+    if (wsAuthentication !== undefined) log.info(`JSON-RPC WebSocket authentication enabled: ${describeAuthentication(wsAuthentication)}`);
     if (options.rpcIpcEnabled) log.info(`JSON-RPC IPC service started and listening on ${ipcPath}`);
     if (options.graphqlHttpEnabled) log.info(`GraphQL HTTP service started and listening on ${options.graphqlHttpHost}:${graphqlPort} (${workers('graphql')})`);
     log.info('Basalt is running');

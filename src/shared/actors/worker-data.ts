@@ -11,6 +11,7 @@ import type { MessagePort } from 'node:worker_threads';
 import type { LogLevel } from '../util/log.js';
 import type { ActorName } from './channel.js';
 import type { TxType } from '../ethereum/decoded-tx.js';
+import type { AuthenticationConfig } from '../auth/authentication-config.js';
 
 interface ActorDataBase {
   logLevel: LogLevel;
@@ -171,8 +172,9 @@ export interface WsListenConfig {
  */
 export interface TransportActorData extends ActorDataBase {
   actor: 'transport';
-  http?: { server: HttpListenConfig; apis: readonly string[] };
-  ws?: { server: WsListenConfig; apis: readonly string[] };
+  /** `authentication`: with `--rpc-<service>-authentication-enabled`, the same for every thread of that service. */
+  http?: { server: HttpListenConfig; apis: readonly string[]; authentication?: AuthenticationConfig };
+  ws?: { server: WsListenConfig; apis: readonly string[]; authentication?: AuthenticationConfig };
   ipc?: { path: string; apis: readonly string[] };
   /** The GraphQL HTTP port; absent unless this thread serves it. */
   graphql?: GraphqlListenConfig;
