@@ -8,6 +8,7 @@ import { openChannel } from '../src/shared/actors/channel.js';
 import { CONSENSUS_CHAIN, P2P_CHAIN, TRANSPORT_CHAIN, TXPOOL_CHAIN } from '../src/shared/actors/channels.js';
 import { actorData } from '../src/shared/actors/worker-data.js';
 import { Chain } from '../src/chain/chain.js';
+import { prepareDatabaseLocation } from '../src/chain/database-location.js';
 import { ChainActor } from '../src/chain/chain-actor.js';
 import { chainSpecFromGenesis } from '../src/chain/network-spec.js';
 import { parseGenesisJson } from '../src/shared/ethereum/genesis.js';
@@ -23,7 +24,8 @@ let chain: Chain | undefined;
 exposeControl('chain', {
   async start() {
     const spec = await chainSpecFromGenesis(data.genesisJson, data.networkId);
-    const opened = await Chain.open(data.dataPath, spec, data.chain);
+    const location = await prepareDatabaseLocation(data.dataPath, (message) => log.info(message));
+    const opened = await Chain.open(location, spec, data.chain);
     chain = opened;
     const headView = new HeadWriter(data.headView);
     const txpool = openChannel(TXPOOL_CHAIN, 'chain', data.ports.txpool);

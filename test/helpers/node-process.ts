@@ -72,12 +72,18 @@ interface SpawnOptions {
   env?: Record<string, string>;
   /** Node.js flags before the script, e.g. `--cpu-prof` (refused in NODE_OPTIONS). */
   nodeFlags?: string[];
+  /** Written to the process's standard input, which is then closed (default: no standard input). */
+  stdin?: string;
 }
 
 function spawnBasalt(argv: string[], opts: SpawnOptions = {}): Spawned {
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env)) if (!name.startsWith('BASALT_')) env[name] = value;
-  const child = spawn(process.execPath, [...(opts.nodeFlags ?? []), BIN, ...argv], { env: { ...env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...(opts.nodeFlags ?? []), BIN, ...argv], {
+    env: { ...env, ...opts.env },
+    stdio: [opts.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+  });
+  if (opts.stdin !== undefined) child.stdin!.end(opts.stdin);
   let output = '';
   let stdout = '';
   let stderr = '';

@@ -23,6 +23,7 @@ import type { LogLevel } from '../../shared/util/log.js';
 import { startConnectionGuard, type ConnectionGuard } from './http-connection-guard.js';
 import { collectNodeMemory, formatNodeMemory, heapSnapshotDir, memoryLogIntervalMs, writeHeapSnapshots } from './memory.js';
 import { resolveNetwork, StartupError } from './network.js';
+import { nodeKeyOf } from './node-key-file.js';
 import { assertPortsFree } from './ports.js';
 import { answersOnUnixSocket, ipcPathInUseMessage } from '../../shared/util/unix-socket.js';
 import { BASALT_VERSION, clientVersion } from './version.js';
@@ -67,6 +68,9 @@ export async function runNode(options: NodeOptions): Promise<number> {
   ]);
   const dataPath = resolvePath(options.dataPath);
   mkdirSync(dataPath, { recursive: true });
+  // Before any actor starts: on a first start this creates <data-path>/key, and a bad key file is refused
+  // before the database is opened.
+  const nodeKey = nodeKeyOf(options);
   const ipcPath = resolvePath(options.rpcIpcPath ?? join(dataPath, 'node.ipc'));
   // Before anything starts, as for ports: a live node on the IPC path refuses this one (a stale file is replaced later).
   if (options.rpcIpcEnabled && (await answersOnUnixSocket(ipcPath))) throw new StartupError(ipcPathInUseMessage(ipcPath));
@@ -209,7 +213,6 @@ export async function runNode(options: NodeOptions): Promise<number> {
     };
     await spawn('txpool', 'txpool', poolData).start();
 
-    const nodeKey = network.nodeKey(dataPath);
     let p2pListening: { host: string; port: number } | undefined;
     if (p2pChain && p2pTxpool && consensusP2p) {
       const p2pData: P2pActorData = {

@@ -37,6 +37,7 @@ export interface ChainOptions {
 
 export interface ChainActorData extends ActorDataBase {
   actor: 'chain';
+  /** The data path; the database is in its `database` folder (src/shared/util/data-path.ts). */
   dataPath: string;
   rpcGasCap: bigint;
   /** Floor of eth_gasPrice (`--min-gas-price`). */
