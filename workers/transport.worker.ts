@@ -18,6 +18,7 @@ import type { JsonRpcTransport } from '../src/shared/rpc/registry.js';
 import { P2pStatusReader } from '../src/shared/shared-memory/p2p-status-view.js';
 import { TransportCounters } from '../src/shared/shared-memory/transport-counters.js';
 import { createMethodCaller } from '../src/transport/jsonrpc.js';
+import { RpcTimings } from '../src/transport/rpc-timings.js';
 import type { RpcOutcome } from '../src/transport/jsonrpc.js';
 import { IPC_RULES, WS_RULES, type StreamRules } from '../src/transport/jsonrpc-stream.js';
 import type { Json, Wire } from '../src/shared/rpc/types.js';
@@ -42,6 +43,9 @@ let http: HttpServerHandle | undefined;
 let ws: WsServerHandle | undefined;
 let ipc: IpcServerHandle | undefined;
 let graphqlServer: GraphqlServerHandle | undefined;
+/** The calls of every JSON-RPC transport of this thread, with `--metrics-enabled`. */
+const timings = data.metrics === undefined ? undefined : new RpcTimings();
+const timer = timings === undefined ? {} : { timer: timings };
 
 exposeControl('transport', {
   async start() {
@@ -105,7 +109,7 @@ exposeControl('transport', {
       const send = createDispatch(localMethods(apis), toActor);
       http = await startHttpServer({
         ...data.http.server,
-        call: createMethodCaller({ enabledApis: apis, transport: 'http', send }),
+        call: createMethodCaller({ enabledApis: apis, transport: 'http', send, ...timer }),
         health: () => {
           const sync = syncStatus();
           return { p2pEnabled: data.p2pEnabled, peerCount: peerCount(), ...(sync ? { sync } : {}) };
@@ -135,7 +139,7 @@ exposeControl('transport', {
             write,
             log,
             callerFor: (session) =>
-              createMethodCaller({ enabledApis: apis, transport, send: createDispatch(local, toActor, hub.handlers(session)) }),
+              createMethodCaller({ enabledApis: apis, transport, send: createDispatch(local, toActor, hub.handlers(session)), ...timer }),
             onClose: (session) => {
               const dropped = hub.connectionClosed(session);
               if (dropped > 0) log.debug(`A ${transport === 'ws' ? 'WebSocket' : 'IPC'} connection closed: its ${dropped} subscription(s) dropped`);
@@ -153,6 +157,7 @@ exposeControl('transport', {
       ...(graphqlServer ? { graphqlPort: graphqlServer.port } : {}),
     };
   },
+  metrics: () => ({ rpc: timings?.snapshot() ?? [] }),
   async stop() {
     graphqlServer?.close();
     await http?.close();

@@ -213,6 +213,11 @@ export function dependencyWarnings(options: NodeOptions): string[] {
       dependents: ['graphqlHttpCorsOrigins', 'graphqlHttpHost', 'graphqlHttpPort', 'graphqlHttpWorkers', 'graphqlMaxQueryComplexity', 'graphqlMaxQueryDepth'],
     },
     {
+      enabledBy: '--metrics-enabled',
+      enabled: options.metricsEnabled,
+      dependents: ['metricsHost', 'metricsPort'],
+    },
+    {
       enabledBy: '--p2p-enabled',
       enabled: options.p2pEnabled,
       dependents: ['bootnodes', 'discoveryEnabled', 'maxPeers', 'p2pHost', 'p2pPort'],

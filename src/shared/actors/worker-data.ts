@@ -17,6 +17,8 @@ interface ActorDataBase {
   /** Genesis JSON text of the network, for actors that derive rules from it. */
   genesisJson: string;
   networkId?: bigint;
+  /** With `--metrics-enabled`: where this thread counts its channel messages (mailbox-counters.ts). */
+  metrics?: { mailboxCounters: SharedArrayBuffer };
 }
 
 /** Node options that change what the chain builds and stores. */
