@@ -83,6 +83,7 @@ exposeControl('transport', {
         ...(jsonRpc === undefined ? {} : { jsonRpc }),
         ...(wsService === undefined ? {} : { ws: wsService }),
         ...(graphqlService === undefined ? {} : { graphql: graphqlService }),
+        ...(data.metricsService === undefined ? {} : { metrics: data.metricsService }),
         ...(data.p2p === undefined ? {} : { p2p: data.p2p }),
       });
     const toActor = async (owner: keyof typeof actors, method: string, params: Wire): Promise<RpcOutcome> => {

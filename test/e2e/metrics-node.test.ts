@@ -135,8 +135,13 @@ test.serial('a dev node: height follows the head, QBFT height and round, RPC cal
   t.true(families.has('nodejs_heap_size_used_bytes'));
 });
 
-test.serial('--metrics-category restricts what is served; the port answers 403 to a host not allowed, 404 elsewhere, 405 to POST', async (t) => {
+test.serial('--metrics-category restricts what is served; net_services names the port; it answers 403 to a host not allowed, 404 elsewhere, 405 to POST', async (t) => {
   const { node, metricsUrl } = await metricsNode(['--metrics-category=RPC,transaction_pool']);
+  // net_services names the metrics port, as Besu's does (called before any other method: it is counted too).
+  t.deepEqual(await node.rpc('net_services'), {
+    jsonrpc: { host: '127.0.0.1', port: String(node.port) },
+    metrics: { host: '127.0.0.1', port: new URL(metricsUrl).port },
+  });
   await node.rpc('eth_blockNumber');
   const families = await scrape(metricsUrl);
   t.deepEqual([...families.keys()].sort(), ['besu_rpc_request_time', 'besu_transaction_pool_transactions']);

@@ -89,6 +89,7 @@ function applyCrossOptionRules(values: Map<OptionKey, unknown>, specified: Reado
     ...(get<boolean>('rpcHttpEnabled') ? [get<number>('rpcHttpPort')] : []),
     ...(get<boolean>('rpcWsEnabled') ? [get<number>('rpcWsPort')] : []),
     ...(get<boolean>('graphqlHttpEnabled') ? [get<number>('graphqlHttpPort')] : []),
+    ...(get<boolean>('metricsEnabled') ? [get<number>('metricsPort')] : []),
   ];
   const clash = portClash(enabledPorts);
   if (clash !== undefined) throw clash;

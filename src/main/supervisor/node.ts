@@ -172,6 +172,25 @@ export async function runNode(options: NodeOptions): Promise<number> {
   if (snapshotDir !== undefined) process.on('SIGUSR2', onSnapshotSignal);
 
   try {
+    // Metrics listen first, as Besu's do: a scrape during a long start-up sees the threads started so far,
+    // and the transports know the port for net_services.
+    if (mainEventLoop !== undefined) {
+      const metrics = new NodeMetrics(options.metricsCategory);
+      const sources = {
+        head: new HeadReader(headView),
+        ...(options.p2pEnabled ? { p2pStatus: new P2pStatusReader(p2pStatusView) } : {}),
+        maxPeers: options.maxPeers,
+        mainEventLoop,
+        threads: () => metricsThreads,
+      };
+      metricsServer = await startMetricsServer({
+        host: options.metricsHost,
+        port: options.metricsPort,
+        hostAllowlist: options.hostAllowlist,
+        scrape: async () => ({ contentType: metrics.contentType, text: await metrics.text(await gatherFigures(sources)) }),
+      });
+      log.info(`Metrics service started and listening on ${options.metricsHost}:${metricsServer.port}`);
+    }
     const chainData: ChainActorData = {
       ...base,
       actor: 'chain',
@@ -326,6 +345,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
           : {}),
         // GraphQL's threads start first (transportWorkerRoles), so its port is known here.
         ...(options.graphqlHttpEnabled && !role.graphql ? { graphqlService: { host: options.graphqlHttpHost, port: graphqlPort } } : {}),
+        ...(metricsServer !== undefined ? { metricsService: { host: options.metricsHost, port: metricsServer.port } } : {}),
         counters: transportCounters,
         chainId: network.chainId,
         clientVersion: clientVersion(options.identity),
@@ -356,23 +376,6 @@ export async function runNode(options: NodeOptions): Promise<number> {
     if (options.rpcWsEnabled) log.info(`Websocket service started and listening on ${options.rpcWsHost}:${wsPort} (${workers('jsonRpc')})`);
     if (options.rpcIpcEnabled) log.info(`JSON-RPC IPC service started and listening on ${ipcPath}`);
     if (options.graphqlHttpEnabled) log.info(`GraphQL HTTP service started and listening on ${options.graphqlHttpHost}:${graphqlPort} (${workers('graphql')})`);
-    if (mainEventLoop !== undefined) {
-      const metrics = new NodeMetrics(options.metricsCategory);
-      const sources = {
-        head: new HeadReader(headView),
-        ...(options.p2pEnabled ? { p2pStatus: new P2pStatusReader(p2pStatusView) } : {}),
-        maxPeers: options.maxPeers,
-        mainEventLoop,
-        threads: () => metricsThreads,
-      };
-      metricsServer = await startMetricsServer({
-        host: options.metricsHost,
-        port: options.metricsPort,
-        hostAllowlist: options.hostAllowlist,
-        scrape: async () => ({ contentType: metrics.contentType, text: await metrics.text(await gatherFigures(sources)) }),
-      });
-      log.info(`Metrics service started and listening on ${options.metricsHost}:${metricsServer.port}`);
-    }
     log.info('Basalt is running');
     const memoryInterval = memoryLogIntervalMs(process.env);
     if (memoryInterval !== undefined) {

@@ -179,6 +179,8 @@ export interface TransportActorData extends ActorDataBase {
   graphql?: GraphqlListenConfig;
   /** Where GraphQL HTTP listens when other threads serve it (`--graphql-http-workers`), for net_services. */
   graphqlService?: { host: string; port: number };
+  /** Where the supervisor serves /metrics (`--metrics-enabled`), for net_services. */
+  metricsService?: { host: string; port: number };
   /** Open WebSocket connections and subscription ids, shared by every transport thread (transport-counters.ts). */
   counters: SharedArrayBuffer;
   chainId: bigint;
