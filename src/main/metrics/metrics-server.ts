@@ -6,10 +6,8 @@
  * It runs on the main thread, beside the supervisor that gathers the figures: a scrape every few
  * seconds costs it one call to each actor thread and a few kilobytes of text.
  */
-import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createHostAllowlist } from '../../shared/util/host-allowlist.js';
 import { errorMessage } from '../../shared/util/errors.js';
 import { Logger } from '../../shared/util/log.js';
@@ -48,13 +46,21 @@ export async function startMetricsServer(cfg: MetricsServerConfig): Promise<Metr
     }
   };
   const server = createServer((request, response) => void serve(request, response));
-  // Idle keep-alive connections would hold close() up; a scraper reconnects.
-  server.keepAliveTimeout = 5_000;
-  server.listen(cfg.port, cfg.host);
-  await Promise.race([once(server, 'listening'), once(server, 'error').then(([err]) => Promise.reject(err))]);
+  const port = await new Promise<number>((resolve, reject) => {
+    const failed = (err: Error): void => reject(new Error(`Failed to bind the metrics port ${cfg.host}:${cfg.port}: ${err.message}`));
+    server.once('error', failed);
+    server.listen({ host: cfg.host, port: cfg.port, exclusive: true }, () => {
+      server.off('error', failed);
+      server.on('error', (err) => log.warn(`Metrics port: ${err.message}`));
+      const address = server.address();
+      if (typeof address === 'object' && address !== null) resolve(address.port);
+      else reject(new Error(`no port bound on ${cfg.host}`));
+    });
+  });
   return {
-    port: (server.address() as AddressInfo).port,
+    port,
     close: async () => {
+      // Idle keep-alive connections would hold close() up; a scraper reconnects.
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

@@ -46,7 +46,7 @@ export function metricsThread<A extends ActorName>(
     mailboxCounters,
     metrics: async () => {
       const taken = await control.metrics();
-      return { eventLoop: taken.eventLoop, figures: figuresOf(taken.actor) };
+      return { eventLoop: taken.eventLoop, figures: figuresOf(taken.figures) };
     },
   };
 }

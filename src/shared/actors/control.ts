@@ -66,7 +66,7 @@ export function exposeControl<A extends ActorName>(actor: A, lifecycle: ActorLif
     memory: threadMemory,
     metrics: () => {
       if (eventLoop === undefined) throw new Error(`metrics are off: the ${actor} thread keeps none`);
-      return { eventLoop: eventLoop.take(), actor: lifecycle.metrics() };
+      return { eventLoop: eventLoop.take(), figures: lifecycle.metrics() };
     },
   };
   Comlink.expose(control, nodeEndpoint(parentPort));

@@ -45,5 +45,6 @@ export interface ActorMetrics {
 
 export interface ThreadMetrics<Actor extends keyof ActorMetrics> {
   eventLoop: EventLoopLag;
-  actor: ActorMetrics[Actor];
+  /** The actor's own figures. */
+  figures: ActorMetrics[Actor];
 }
