@@ -55,6 +55,18 @@ exposeControl('chain', {
     if (!genesisHash) throw new Error('the chain has no genesis block');
     return { head, genesisHash };
   },
+  metrics() {
+    if (chain === undefined) throw new Error('the chain has not started');
+    const block = chain.getHeadBlock();
+    return {
+      timestamp: block.header.timestamp,
+      gasUsed: block.header.gasUsed,
+      gasLimit: block.header.gasLimit,
+      transactionCount: block.transactions.length,
+      ommerCount: block.uncleHeaders.length,
+      totalDifficulty: chain.getHead().totalDifficulty,
+    };
+  },
   async stop() {
     // The write lock inside Chain lets a block in progress finish before the database closes.
     if (chain) await chain.close();

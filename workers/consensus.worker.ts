@@ -99,6 +99,11 @@ exposeControl('consensus', {
     await node.start();
     return null;
   },
+  metrics() {
+    const height = consensus?.controller.height;
+    // A height waits for its block timer before round 0 starts: it is in round 0 until then.
+    return height === undefined ? null : { height, round: consensus?.controller.round ?? 0 };
+  },
   async stop() {
     await consensus?.stop();
   },

@@ -97,6 +97,7 @@ exposeControl('p2p', {
     for (const enode of bootnodes) if (enode.idHex !== p2p.idHex) p2p.addPeer(enode);
     return { port };
   },
+  metrics: () => null,
   async stop() {
     await service?.stop();
   },

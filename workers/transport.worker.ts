@@ -18,6 +18,7 @@ import type { JsonRpcTransport } from '../src/shared/rpc/registry.js';
 import { P2pStatusReader } from '../src/shared/shared-memory/p2p-status-view.js';
 import { TransportCounters } from '../src/shared/shared-memory/transport-counters.js';
 import { createMethodCaller } from '../src/transport/jsonrpc.js';
+import { RpcTimings } from '../src/transport/rpc-timings.js';
 import type { RpcOutcome } from '../src/transport/jsonrpc.js';
 import { IPC_RULES, WS_RULES, type StreamRules } from '../src/transport/jsonrpc-stream.js';
 import type { Json, Wire } from '../src/shared/rpc/types.js';
@@ -46,6 +47,9 @@ let ipc: IpcServerHandle | undefined;
 let httpAuthentication: ServiceAuthentication | undefined;
 let wsAuthentication: ServiceAuthentication | undefined;
 let graphqlServer: GraphqlServerHandle | undefined;
+/** The calls of every JSON-RPC transport of this thread, with `--metrics-enabled`. */
+const timings = data.metrics === undefined ? undefined : new RpcTimings();
+const timer = timings === undefined ? {} : { timer: timings };
 
 exposeControl('transport', {
   async start() {
@@ -83,6 +87,7 @@ exposeControl('transport', {
         ...(jsonRpc === undefined ? {} : { jsonRpc }),
         ...(wsService === undefined ? {} : { ws: wsService }),
         ...(graphqlService === undefined ? {} : { graphql: graphqlService }),
+        ...(data.metricsService === undefined ? {} : { metrics: data.metricsService }),
         ...(data.p2p === undefined ? {} : { p2p: data.p2p }),
       });
     const toActor = async (owner: keyof typeof actors, method: string, params: Wire): Promise<RpcOutcome> => {
@@ -110,7 +115,7 @@ exposeControl('transport', {
       if (data.http.authentication !== undefined) httpAuthentication = createServiceAuthentication(data.http.authentication, new Logger('JsonRpcHttp'));
       http = await startHttpServer({
         ...data.http.server,
-        call: createMethodCaller({ enabledApis: apis, transport: 'http', send }),
+        call: createMethodCaller({ enabledApis: apis, transport: 'http', send, ...timer }),
         ...(httpAuthentication === undefined ? {} : { authentication: httpAuthentication }),
         health: () => {
           const sync = syncStatus();
@@ -140,7 +145,7 @@ exposeControl('transport', {
           rules,
           hub,
           log,
-          callerWith: (subscriptions) => createMethodCaller({ enabledApis: apis, transport, send: createDispatch(local, toActor, subscriptions) }),
+          callerWith: (subscriptions) => createMethodCaller({ enabledApis: apis, transport, send: createDispatch(local, toActor, subscriptions), ...timer }),
           ...(authentication === undefined ? {} : { authenticator: authentication.authenticator }),
         });
       };
@@ -161,6 +166,7 @@ exposeControl('transport', {
       ...(graphqlServer ? { graphqlPort: graphqlServer.port } : {}),
     };
   },
+  metrics: () => ({ rpc: timings?.snapshot() ?? [] }),
   async stop() {
     graphqlServer?.close();
     await http?.close();

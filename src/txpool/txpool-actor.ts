@@ -130,6 +130,11 @@ export class TxPoolActor {
     };
   }
 
+  /** Transactions in the pool (`besu_transaction_pool_transactions`). */
+  get size(): number {
+    return this.pool.size;
+  }
+
   /** What transport number `index` may ask: its JSON-RPC calls, and what its subscriptions need. */
   transportHandlers(index: number): ChannelHandlers<TransportTxPool, 'txpool'> {
     return {

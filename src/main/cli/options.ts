@@ -22,6 +22,7 @@ import {
   type Kind,
   logLevel,
   long,
+  metricCategoryList,
   path,
   percentage,
   port,
@@ -32,6 +33,7 @@ import {
 } from './kinds.js';
 import { API_GROUPS } from '../../shared/rpc/api-groups.js';
 import { JWT_ALGORITHM_NAMES } from '../../shared/auth/jwt-algorithms.js';
+import { METRIC_CATEGORIES } from '../metrics/categories.js';
 
 export type { LogLevel } from './kinds.js';
 export { LOG_LEVELS } from './kinds.js';
@@ -635,6 +637,37 @@ export const NODE_OPTIONS = [
     kind: int(),
     default: 25,
     description: 'Maximum P2P connections that can be established',
+  }),
+
+  // --- Metrics (Prometheus) ----------------------------------------------------------------------------
+  option({
+    names: ['--metrics-enabled'],
+    key: 'metricsEnabled',
+    kind: booleanFlag,
+    default: false,
+    description: 'Set to start the metrics exporter',
+  }),
+  option({
+    names: ['--metrics-host'],
+    key: 'metricsHost',
+    kind: host,
+    default: '127.0.0.1',
+    description: 'Host for the metrics exporter to listen on',
+  }),
+  option({
+    names: ['--metrics-port'],
+    key: 'metricsPort',
+    kind: port,
+    default: 9545,
+    description: 'Port for the metrics exporter to listen on',
+  }),
+  option({
+    names: ['--metrics-category', '--metrics-categories'],
+    key: 'metricsCategory',
+    kind: metricCategoryList,
+    default: METRIC_CATEGORIES,
+    defaultText: 'all categories',
+    description: `Comma separated list of categories to track metrics for, from ${METRIC_CATEGORIES.join(', ')}`,
   }),
 ] as const;
 

@@ -93,6 +93,7 @@ function applyCrossOptionRules(values: Map<OptionKey, unknown>, specified: Reado
     ...(get<boolean>('rpcHttpEnabled') ? [get<number>('rpcHttpPort')] : []),
     ...(get<boolean>('rpcWsEnabled') ? [get<number>('rpcWsPort')] : []),
     ...(get<boolean>('graphqlHttpEnabled') ? [get<number>('graphqlHttpPort')] : []),
+    ...(get<boolean>('metricsEnabled') ? [get<number>('metricsPort')] : []),
   ];
   const clash = portClash(enabledPorts);
   if (clash !== undefined) throw clash;
@@ -226,6 +227,11 @@ function disabledServiceWarnings(options: NodeOptions): string[] {
       enabledBy: '--graphql-http-enabled',
       enabled: options.graphqlHttpEnabled,
       dependents: ['graphqlHttpCorsOrigins', 'graphqlHttpHost', 'graphqlHttpPort', 'graphqlHttpWorkers', 'graphqlMaxQueryComplexity', 'graphqlMaxQueryDepth'],
+    },
+    {
+      enabledBy: '--metrics-enabled',
+      enabled: options.metricsEnabled,
+      dependents: ['metricsHost', 'metricsPort'],
     },
     {
       enabledBy: '--p2p-enabled',

@@ -12,8 +12,9 @@ import { controlOf } from '../../shared/actors/control.js';
 import type { ControlOf } from '../../shared/actors/control.js';
 import { portsOf } from '../../shared/actors/worker-data.js';
 import type { ActorDataOf, ChainActorData, ConsensusActorData, P2pActorData, TransportActorData, TxPoolActorData } from '../../shared/actors/worker-data.js';
-import { createHeadBuffer } from '../../shared/shared-memory/head-view.js';
-import { createP2pStatusBuffer } from '../../shared/shared-memory/p2p-status-view.js';
+import { createHeadBuffer, HeadReader } from '../../shared/shared-memory/head-view.js';
+import { createMailboxCounters } from '../../shared/shared-memory/mailbox-counters.js';
+import { createP2pStatusBuffer, P2pStatusReader } from '../../shared/shared-memory/p2p-status-view.js';
 import { createTransportCounters } from '../../shared/shared-memory/transport-counters.js';
 import { assertNativeUws } from '../../shared/uws-native.js';
 import { errorMessage } from '../../shared/util/errors.js';
@@ -27,6 +28,10 @@ import { nodeKeyOf } from './node-key-file.js';
 import { assertPortsFree } from './ports.js';
 import { answersOnUnixSocket, ipcPathInUseMessage } from '../../shared/util/unix-socket.js';
 import { BASALT_VERSION, clientVersion } from './version.js';
+import { EventLoopLagMonitor } from '../../shared/metrics/event-loop-lag.js';
+import { startMetricsServer, type MetricsServer } from '../metrics/metrics-server.js';
+import { NodeMetrics } from '../metrics/node-metrics.js';
+import { gatherFigures, metricsThread, type MetricsThread } from '../metrics/scrape.js';
 
 const log = new Logger('Supervisor');
 
@@ -64,6 +69,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
     ...(options.rpcHttpEnabled ? [{ host: options.rpcHttpHost, port: options.rpcHttpPort }] : []),
     ...(options.rpcWsEnabled ? [{ host: options.rpcWsHost, port: options.rpcWsPort }] : []),
     ...(options.graphqlHttpEnabled ? [{ host: options.graphqlHttpHost, port: options.graphqlHttpPort }] : []),
+    ...(options.metricsEnabled ? [{ host: options.metricsHost, port: options.metricsPort }] : []),
     ...(options.p2pEnabled ? [{ host: options.p2pInterface, port: options.p2pPort, udp: options.discoveryEnabled }] : []),
   ]);
   const dataPath = resolvePath(options.dataPath);
@@ -101,6 +107,10 @@ export async function runNode(options: NodeOptions): Promise<number> {
   const transportCounters = createTransportCounters();
 
   const actors: RunningActor[] = [];
+  /** With --metrics-enabled: every actor thread as /metrics sees it, and the main thread's event loop. */
+  const metricsThreads: MetricsThread[] = [];
+  const mainEventLoop = options.metricsEnabled ? new EventLoopLagMonitor() : undefined;
+  let metricsServer: MetricsServer | undefined;
   let httpGuard: ConnectionGuard | undefined;
   let httpSocketDir: string | undefined;
   let stopping = false;
@@ -108,9 +118,12 @@ export async function runNode(options: NodeOptions): Promise<number> {
   const exited = new Promise<number>((r) => (resolveExit = r));
 
   const spawn = <A extends ActorName>(actor: A, name: string, data: ActorDataOf[A]): Remote<ControlOf<A>> => {
+    const mailboxCounters = mainEventLoop === undefined ? undefined : createMailboxCounters();
+    const workerData: ActorDataOf[A] = mailboxCounters === undefined ? data : { ...data, metrics: { mailboxCounters } };
     // Every port named in the actor's data moves to its thread.
-    const worker = new Worker(new URL(`../../../workers/${WORKER_FILES[actor]}`, import.meta.url), { workerData: data, transferList: portsOf(data) });
+    const worker = new Worker(new URL(`../../../workers/${WORKER_FILES[actor]}`, import.meta.url), { workerData, transferList: portsOf(data) });
     const control = controlOf(actor, worker);
+    if (mailboxCounters !== undefined) metricsThreads.push(metricsThread(actor, name, mailboxCounters, control));
     worker.on('error', (err) => {
       log.error(`${name} actor failed`, err);
       void shutdown(1);
@@ -131,6 +144,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
     stopping = true;
     clearInterval(memoryLog);
     log.info(code === 0 ? 'Stopping Basalt' : 'Stopping Basalt after a failure');
+    await metricsServer?.close();
     // Stop intake first (the HTTP port, then the transports, whose closing ends the connections the
     // guard still joins), then the producers, the pool, and the chain last so that it can finish the
     // block in progress and close RocksDB cleanly.
@@ -167,6 +181,25 @@ export async function runNode(options: NodeOptions): Promise<number> {
   if (snapshotDir !== undefined) process.on('SIGUSR2', onSnapshotSignal);
 
   try {
+    // Metrics listen first, as Besu's do: a scrape during a long start-up sees the threads started so far,
+    // and the transports know the port for net_services.
+    if (mainEventLoop !== undefined) {
+      const metrics = new NodeMetrics(options.metricsCategory);
+      const sources = {
+        head: new HeadReader(headView),
+        ...(options.p2pEnabled ? { p2pStatus: new P2pStatusReader(p2pStatusView) } : {}),
+        maxPeers: options.maxPeers,
+        mainEventLoop,
+        threads: () => metricsThreads,
+      };
+      metricsServer = await startMetricsServer({
+        host: options.metricsHost,
+        port: options.metricsPort,
+        hostAllowlist: options.hostAllowlist,
+        scrape: async () => ({ contentType: metrics.contentType, text: await metrics.text(await gatherFigures(sources)) }),
+      });
+      log.info(`Metrics service started and listening on ${options.metricsHost}:${metricsServer.port}`);
+    }
     const chainData: ChainActorData = {
       ...base,
       actor: 'chain',
@@ -322,6 +355,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
           : {}),
         // GraphQL's threads start first (transportWorkerRoles), so its port is known here.
         ...(options.graphqlHttpEnabled && !role.graphql ? { graphqlService: { host: options.graphqlHttpHost, port: graphqlPort } } : {}),
+        ...(metricsServer !== undefined ? { metricsService: { host: options.metricsHost, port: metricsServer.port } } : {}),
         counters: transportCounters,
         chainId: network.chainId,
         clientVersion: clientVersion(options.identity),

@@ -18,6 +18,8 @@ interface ActorDataBase {
   /** Genesis JSON text of the network, for actors that derive rules from it. */
   genesisJson: string;
   networkId?: bigint;
+  /** With `--metrics-enabled`: where this thread counts its channel messages (mailbox-counters.ts). */
+  metrics?: { mailboxCounters: SharedArrayBuffer };
 }
 
 /** Node options that change what the chain builds and stores. */
@@ -180,6 +182,8 @@ export interface TransportActorData extends ActorDataBase {
   graphql?: GraphqlListenConfig;
   /** Where GraphQL HTTP listens when other threads serve it (`--graphql-http-workers`), for net_services. */
   graphqlService?: { host: string; port: number };
+  /** Where the supervisor serves /metrics (`--metrics-enabled`), for net_services. */
+  metricsService?: { host: string; port: number };
   /** Open WebSocket connections and subscription ids, shared by every transport thread (transport-counters.ts). */
   counters: SharedArrayBuffer;
   chainId: bigint;
