@@ -2,7 +2,8 @@ import type { Block, HeaderData } from '@ethereumjs/block';
 import { genTransactionsTrieRoot } from '@ethereumjs/block';
 import { createMPT } from '@ethereumjs/mpt';
 import { RLP } from '@ethereumjs/rlp';
-import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
+import type { StateManagerInterface } from '@ethereumjs/common';
+import { CODEHASH_PREFIX, Caches, MerkleStateManager } from '@ethereumjs/statemanager';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { createTxFromRLP, isBlob4844Tx } from '@ethereumjs/tx';
 import {
@@ -10,6 +11,8 @@ import {
   bigIntToBytes,
   type Address,
   bytesToHex,
+  bytesToUnprefixedHex,
+  concatBytes,
   equalsBytes,
 } from '@ethereumjs/util';
 import { EVMError } from '@ethereumjs/evm';
@@ -29,6 +32,8 @@ import type { BlockValidation, ExecutedBlock } from './block-validation.js';
 import { InvalidBlockError, OMMER_WINDOW, firstLine, validateBody, validateHeader } from './import-rules.js';
 import type { ChainImportRules, ImportRuleOptions } from './import-rules.js';
 import { BoundedStateCaches, StateDb } from './state-db.js';
+import { ReadState } from './read-state.js';
+import { cacheJumpAnalysis, fastEipLookup } from './evm-tuning.js';
 import { collectRequests, runPreTransactionSystemCalls } from './system-calls.js';
 import { schemaVersionMismatch } from './storage-schema.js';
 import { txCommonFor } from '../shared/ethereum/tx-common.js';
@@ -76,9 +81,9 @@ export class Chain {
   private headBlock!: Block;
   /** Serialises every operation that moves the head or touches the building state. */
   private writeLock: Promise<unknown> = Promise.resolve();
-  /** Serialises reads that move the read state manager's root. */
+  /** Serialises reads that move the read state managers' roots. */
   private readLock: Promise<unknown> = Promise.resolve();
-  private readRoot: Uint8Array = new Uint8Array();
+  private trieReadRoot: Uint8Array = new Uint8Array();
   /** Where proposed blocks are executed without being stored; opened on first use. */
   private scratch: Promise<ScratchState> | undefined;
   /** The last block validateBlock executed, which importBlock may store without executing it again. */
@@ -94,7 +99,9 @@ export class Chain {
     private readonly buildVm: VM,
     private readonly buildCaches: BoundedStateCaches,
     /** Reads and simulations (eth_call, eth_estimateGas) run here, never on the building state. */
-    readonly readVm: VM,
+    private readonly readVm: VM,
+    /** Reads and simulations that need the trie itself or state roots of simulated writes run here. */
+    private readonly trieReadVm: VM,
     /** Makes a VM over a state database the way every VM of this chain is made. */
     private readonly newVm: (db: StateDb) => Promise<VM>,
     /** The KZG check of the point-evaluation precompile, in its own thread (see kzg-point-evaluation.ts). */
@@ -103,22 +110,28 @@ export class Chain {
   ) {}
 
   static async open(location: string, spec: ChainSpec, options: ChainOptions = {}): Promise<Chain> {
+    await cacheJumpAnalysis();
     const kv = await KvStore.open(location);
     const kzgVerifier = new KzgVerifierPool();
     try {
       const store = new ChainStore(kv, (rlp) => spec.decodeBlock(rlp));
       const stateDb = new StateDb(kv);
-      const newVm = async (db: StateDb, caches = new Caches()): Promise<VM> => {
+      const vmOver = async (stateManager: StateManagerInterface): Promise<VM> => {
         // Each VM its own lookup: BLOCKHASH follows the branch of the block that VM executes.
         const blockchain = new BlockHashLookup(store);
-        const vm = await createVM({ common: spec.common.copy(), stateManager: await openState(db, caches), blockchain });
+        const vm = await createVM({ common: spec.common.copy(), stateManager, blockchain });
+        fastEipLookup(vm.common);
+        if (vm.evm.common !== vm.common) fastEipLookup(vm.evm.common);
         installPointEvaluation(vm.evm, kzgVerifier.verify);
         return vm;
       };
+      const newVm = async (db: StateDb, caches = new Caches()): Promise<VM> => vmOver(await openState(db, caches));
       const buildCaches = new BoundedStateCaches(new Caches(), BUILD_STATE_CACHE_ENTRIES);
       const buildVm = await newVm(stateDb, buildCaches.caches);
-      const readVm = await newVm(stateDb);
-      const chain = new Chain(spec, kv, store, stateDb, buildVm, buildCaches, readVm, newVm, kzgVerifier, options);
+      const readState = new ReadState(await openState(stateDb), (codeHash) => stateDb.get(bytesToUnprefixedHex(concatBytes(CODEHASH_PREFIX, codeHash))));
+      const readVm = await vmOver(readState);
+      const trieReadVm = await newVm(stateDb);
+      const chain = new Chain(spec, kv, store, stateDb, buildVm, buildCaches, readVm, trieReadVm, newVm, kzgVerifier, options);
       await chain.initialise(location);
       return chain;
     } catch (err) {
@@ -404,17 +417,33 @@ export class Chain {
   }
 
   /**
-   * Runs `fn` with the read VM's state at `stateRoot`. Reads are serialised because moving the root
-   * of the shared read state manager under a concurrent read would mix two states.
+   * Runs `fn` with the read VM's state at `stateRoot` (a `ReadState`: what it reads stays cached until
+   * the root moves; writes are simulated and vanish). Reads are serialised because moving the root
+   * of the shared read state under a concurrent read would mix two states.
    */
   withStateAt<T>(stateRoot: Uint8Array, fn: (vm: VM) => Promise<T>): Promise<T> {
-    const run = async (): Promise<T> => {
-      if (!equalsBytes(this.readRoot, stateRoot)) {
-        await this.readVm.stateManager.setStateRoot(stateRoot, true);
-        this.readRoot = stateRoot;
-      }
+    return this.serialisedRead(async () => {
+      // setStateRoot also forgets whatever a previous simulation left written.
+      await this.readVm.stateManager.setStateRoot(stateRoot);
       return fn(this.readVm);
-    };
+    });
+  }
+
+  /**
+   * `withStateAt` on a trie-backed state manager (ethereumjs' MerkleStateManager): for what needs the
+   * trie (proofs) or the state root of simulated writes (eth_simulateV1, pre-Byzantium receipts).
+   */
+  withTrieStateAt<T>(stateRoot: Uint8Array, fn: (vm: VM) => Promise<T>): Promise<T> {
+    return this.serialisedRead(async () => {
+      if (!equalsBytes(this.trieReadRoot, stateRoot)) {
+        await this.trieReadVm.stateManager.setStateRoot(stateRoot, true);
+        this.trieReadRoot = stateRoot;
+      }
+      return fn(this.trieReadVm);
+    });
+  }
+
+  private serialisedRead<T>(run: () => Promise<T>): Promise<T> {
     const next = this.readLock.then(run, run);
     this.readLock = next.catch(() => undefined);
     return next;
@@ -676,7 +705,7 @@ export class Chain {
   }
 }
 
-async function openState(stateDb: StateDb, caches: Caches): Promise<MerkleStateManager> {
+async function openState(stateDb: StateDb, caches?: Caches): Promise<MerkleStateManager> {
   const trie = await createMPT({ db: stateDb, useKeyHashing: true, valueEncoding: 'view' });
   return new MerkleStateManager({ trie, caches });
 }

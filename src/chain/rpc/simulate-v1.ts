@@ -95,7 +95,7 @@ export class BlockSimulator {
         parent = built.block;
       }
       return results;
-    });
+    }, true);
   }
 
   /** The blocks to make: the requested ones, with empty blocks filling any gap in their numbers. */
