@@ -13,7 +13,6 @@
  *   p2p ─peer transactions…→ txpool                                        txpool ⇒ newTransactions ⇒ p2p
  *   consensus ⇒ istanbulSend ⇒ p2p                                         p2p ⇒ istanbulMessage ⇒ consensus
  */
-import type { Json } from '../rpc/types.js';
 import type { HeaderSummary } from '../qbft/validators.js';
 import { declareChannel } from './channel.js';
 import type {
@@ -41,8 +40,13 @@ import type {
 // Transports → the actors that own JSON-RPC methods
 // ---------------------------------------------------------------------------------------------
 
-/** A JSON-RPC call to the owning actor: the one request every transport edge carries. */
-type RpcRequest = { from: 'transport'; req: RpcCall; res: Json };
+/**
+ * A JSON-RPC call to the owning actor: the one request every transport edge carries. The answer is
+ * the result's JSON text: a large result (hundreds of logs, a block with its transactions) crosses
+ * the thread as one string rather than a tree of objects to clone, and the transport writes it out
+ * as it is instead of serialising it again.
+ */
+type RpcRequest = { from: 'transport'; req: RpcCall; res: string };
 
 export type TransportChain = {
   ends: ['transport', 'chain'];
