@@ -309,6 +309,7 @@ export class Chain {
     for (const { block, hash: addedHash } of added) ops.push(...this.store.canonicalOps(block, addedHash));
     ops.push(this.store.headOp(hash));
     await this.kv.write(ops, { sync: this.syncEachBlock });
+    this.store.canonicalIndexMoved();
     this.store.rememberWritten(tip, hash, receipts);
     this.setHead(tip, hash, totalDifficulty);
 
