@@ -78,7 +78,7 @@ export class ChainActor {
         return {
           number: built.block.header.number,
           hash: built.hash,
-          rlp: built.block.serialize(),
+          rlp: built.rlp,
           txCount: built.block.transactions.length,
           gasUsed: built.block.header.gasUsed,
           rejected: built.rejected,
@@ -89,7 +89,7 @@ export class ChainActor {
         return null;
       },
       importCommitted: async ({ rlp }) => {
-        const event = await chain.importCommitted(chain.spec.decodeBlock(rlp));
+        const event = await chain.importCommitted(rlp);
         this.announce(event);
         return { number: event.head.number, hash: event.head.hash };
       },

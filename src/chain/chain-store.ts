@@ -160,9 +160,9 @@ export class ChainStore {
    * difficulty, receipts (its state goes in the same batch) — but off the canonical index: a block of a
    * side branch, or the first half of storing a canonical one.
    */
-  storedBlockOps(block: Block, hash: Uint8Array, receipts: StoredReceipt[], totalDifficulty: bigint): KvOp[] {
+  storedBlockOps(block: Block, hash: Uint8Array, receipts: StoredReceipt[], totalDifficulty: bigint, rlp = block.serialize()): KvOp[] {
     return [
-      { type: 'put', key: prefixed(Prefix.block, hash), value: block.serialize() },
+      { type: 'put', key: prefixed(Prefix.block, hash), value: rlp },
       { type: 'put', key: prefixed(Prefix.totalDifficulty, hash), value: bigIntToUnpaddedBytes(totalDifficulty) },
       { type: 'put', key: prefixed(Prefix.receipts, hash), value: encodeReceipts(receipts) },
     ];
@@ -185,8 +185,8 @@ export class ChainStore {
    * The operations that store a block as the new canonical head. The head pointer comes last, so that
    * a batch is either wholly applied or the old head still stands with all its data.
    */
-  blockOps(block: Block, hash: Uint8Array, receipts: StoredReceipt[], totalDifficulty: bigint): KvOp[] {
-    return [...this.storedBlockOps(block, hash, receipts, totalDifficulty), ...this.canonicalOps(block, hash), this.headOp(hash)];
+  blockOps(block: Block, hash: Uint8Array, receipts: StoredReceipt[], totalDifficulty: bigint, rlp?: Uint8Array): KvOp[] {
+    return [...this.storedBlockOps(block, hash, receipts, totalDifficulty, rlp), ...this.canonicalOps(block, hash), this.headOp(hash)];
   }
 
   /** Takes a transaction's lookup away (its block left the canonical chain). */

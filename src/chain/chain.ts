@@ -1,7 +1,5 @@
 import type { Block, HeaderData } from '@ethereumjs/block';
-import { genTransactionsTrieRoot } from '@ethereumjs/block';
 import { createMPT } from '@ethereumjs/mpt';
-import { RLP } from '@ethereumjs/rlp';
 import type { StateManagerInterface } from '@ethereumjs/common';
 import { CODEHASH_PREFIX, Caches, MerkleStateManager } from '@ethereumjs/statemanager';
 import type { TypedTransaction } from '@ethereumjs/tx';
@@ -37,6 +35,8 @@ import { cacheJumpAnalysis, fastEipLookup } from './evm-tuning.js';
 import { collectRequests, runPreTransactionSystemCalls } from './system-calls.js';
 import { schemaVersionMismatch } from './storage-schema.js';
 import { txCommonFor } from '../shared/ethereum/tx-common.js';
+import { orderedTrieRoot } from '../shared/ethereum/ordered-trie.js';
+import { encodeBlock, transactionItems } from './block-encoding.js';
 import { effectiveGasPrice } from '../shared/ethereum/fees.js';
 import type { StoredReceipt } from '../shared/ethereum/chain-records.js';
 
@@ -60,6 +60,10 @@ const BUILD_STATE_CACHE_ENTRIES = 50_000;
 
 export interface BuiltBlock {
   block: Block;
+  /** `block.serialize()`, made from the transactions' bytes. */
+  rlp: Uint8Array;
+  /** The transactions' block-body items (block-encoding.ts), to encode the block again once sealed. */
+  txItems: Uint8Array[];
   /** The header fields the block was made from, so sealing can remake it with new extraData. */
   headerData: HeaderData;
   hash: Uint8Array;
@@ -181,11 +185,15 @@ export class Chain {
    * build (the QBFT hash leaves seals out), only its sealed extraData is new and the execution is
    * reused; otherwise it is executed in full.
    */
-  importCommitted(block: Block): Promise<NewHeadEvent> {
+  importCommitted(rlp: Uint8Array): Promise<NewHeadEvent> {
     return this.exclusive(async () => {
-      if (this.built && equalsBytes(this.built.hash, block.hash())) return this.importBuiltUnlocked(this.built, block.header.extraData);
-      if (this.built) await this.dropBuilt();
-      return this.importUnlocked(block);
+      if (this.built) {
+        // Our own block comes back with its seals: its header is all that needs decoding.
+        const header = this.spec.decodeHeaderOfBlock(rlp);
+        if (equalsBytes(this.built.hash, header.hash())) return this.importBuiltUnlocked(this.built, header.extraData);
+        await this.dropBuilt();
+      }
+      return this.importUnlocked(this.spec.decodeBlock(rlp));
     });
   }
 
@@ -200,7 +208,7 @@ export class Chain {
     if (!equalsBytes(built.block.header.parentHash, this.head.hash)) throw new Error('built block no longer extends the head');
     const header: HeaderData = { ...built.headerData, extraData: sealedExtraData };
     const sealed = this.spec.createBlock(header, [...built.block.transactions], built.block.withdrawals);
-    const event = await this.storeAsHead(sealed, built.receipts);
+    const event = await this.storeAsHead(sealed, built.receipts, undefined, encodeBlock(sealed, built.txItems));
     // Building flushed every write into the stored batch: nothing in the caches is unwritten now.
     this.buildCaches.trim();
     return event;
@@ -573,6 +581,7 @@ export class Chain {
       });
 
       const included: TypedTransaction[] = [];
+      const includedBytes: Uint8Array[] = [];
       /** Execution results of the included transactions: the EIP-6110 deposits are read from their logs. */
       const results: TxExecution[] = [];
       const receipts: StoredReceipt[] = [];
@@ -612,8 +621,10 @@ export class Chain {
           blockedSenders.add(senderKey());
           continue;
         }
-        // The pool recovered and checked this signature already; trusting it skips a second recovery.
-        (tx.cache as { senderPubKey?: Uint8Array }).senderPubKey = candidate.senderPublicKey;
+        // The pool recovered and checked this signature, and hashed the bytes, already: trusting both
+        // skips a second recovery and a re-serialisation and keccak per transaction.
+        (tx.cache as { senderPubKey?: Uint8Array; hash?: Uint8Array }).senderPubKey = candidate.senderPublicKey;
+        (tx.cache as { senderPubKey?: Uint8Array; hash?: Uint8Array }).hash = candidate.hash;
         const txBlobGas = isBlob4844Tx(tx) ? BigInt(tx.blobVersionedHashes.length) * blobGasPerBlob : 0n;
         const txBytes = candidate.raw.length;
         if (
@@ -650,6 +661,7 @@ export class Chain {
         );
         bloom.or(result.bloom);
         included.push(tx);
+        includedBytes.push(candidate.raw);
       }
       await this.spec.blockRewards?.finalizeBlockState(vm.stateManager, { number: parent.number + 1n, timestamp: req.timestamp, coinbase: req.coinbase });
       const requestsHash = common.isActivatedEIP(7685) ? (await collectRequests(vm, results, blockGasLimit)).requestsHash : undefined;
@@ -660,15 +672,16 @@ export class Chain {
       const builtHeader: HeaderData = {
         ...headerData,
         stateRoot,
-        transactionsTrie: await genTransactionsTrieRoot(included),
-        receiptTrie: await receiptsRoot(consensusReceipts),
+        transactionsTrie: orderedTrieRoot(includedBytes),
+        receiptTrie: orderedTrieRoot(consensusReceipts),
         logsBloom: bloom.bitvector,
         gasUsed,
         ...(common.isActivatedEIP(4844) ? { blobGasUsed } : {}),
         ...(requestsHash !== undefined ? { requestsHash } : {}),
       };
       const block = this.spec.createBlock(builtHeader, included, common.isActivatedEIP(4895) ? [] : undefined);
-      return { block, headerData: builtHeader, hash: block.hash(), receipts, rejected };
+      const txItems = transactionItems(includedBytes);
+      return { block, rlp: encodeBlock(block, txItems), txItems, headerData: builtHeader, hash: block.hash(), receipts, rejected };
     } catch (err) {
       // Writes still in the open checkpoint must not reach the trie when the state is reset.
       if (checkpointOpen) await vm.evm.journal.revert();
@@ -677,11 +690,11 @@ export class Chain {
     }
   }
 
-  /** `stateOps`: the block's state writes, by default those the building state staged. */
-  private async storeAsHead(block: Block, receipts: StoredReceipt[], stateOps: KvOp[] = this.stateDb.drainStaged()): Promise<NewHeadEvent> {
+  /** `stateOps`: the block's state writes, by default those the building state staged; `rlp`: the block's encoding when known. */
+  private async storeAsHead(block: Block, receipts: StoredReceipt[], stateOps: KvOp[] = this.stateDb.drainStaged(), rlp?: Uint8Array): Promise<NewHeadEvent> {
     const hash = block.hash();
     const td = this.head.totalDifficulty + block.header.difficulty;
-    const ops = [...stateOps, ...this.store.blockOps(block, hash, receipts, td)];
+    const ops = [...stateOps, ...this.store.blockOps(block, hash, receipts, td, rlp)];
     // The block becomes the head — for the head view, pool, consensus, peers and receipt readers — only once this returns.
     await this.kv.write(ops, { sync: this.syncEachBlock });
     this.store.rememberWritten(block, hash, receipts);
@@ -711,12 +724,6 @@ async function openState(stateDb: StateDb, caches?: Caches): Promise<MerkleState
   return new MerkleStateManager({ trie, caches });
 }
 
-/** The receipts trie root of consensus-encoded receipts. */
-export async function receiptsRoot(encoded: Uint8Array[]): Promise<Uint8Array> {
-  const trie = await createMPT();
-  for (let i = 0; i < encoded.length; i++) await trie.put(RLP.encode(i), encoded[i]!);
-  return trie.root();
-}
 
 type TxExecution = Awaited<ReturnType<typeof runTx>>;
 

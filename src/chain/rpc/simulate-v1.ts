@@ -9,7 +9,6 @@
  * Without it they are judged as eth_call judges them, at a zero base fee unless one is given.
  */
 import type { Block, HeaderData } from '@ethereumjs/block';
-import { genTransactionsTrieRoot } from '@ethereumjs/block';
 import { Address, bigIntToBytes, bytesToHex, equalsBytes, setLengthLeft } from '@ethereumjs/util';
 import { Bloom, encodeReceipt } from '@ethereumjs/vm';
 import type { VM } from '@ethereumjs/vm';
@@ -20,7 +19,7 @@ import { formatBlock, formatReceiptLog, toData, toQuantity } from '../../shared/
 import type { AccountOverride, CallRequest } from '../../shared/rpc/params.js';
 import type { BlockOverrides, BlockStateCall, SimulateRequest } from '../../shared/rpc/methods/param-shapes.js';
 import type { Json } from '../../shared/rpc/types.js';
-import { receiptsRoot } from '../chain.js';
+import { orderedTrieRoot } from '../../shared/ethereum/ordered-trie.js';
 import type { Chain } from '../chain.js';
 import { runPreTransactionSystemCalls } from '../system-calls.js';
 import type { CallSimulator, Simulation } from './simulation.js';
@@ -194,8 +193,8 @@ export class BlockSimulator {
     const builtHeader: HeaderData = {
       ...headerData,
       stateRoot: await vm.stateManager.getStateRoot(),
-      transactionsTrie: await genTransactionsTrieRoot(transactions),
-      receiptTrie: await receiptsRoot(receipts),
+      transactionsTrie: orderedTrieRoot(transactions.map((tx) => tx.serialize())),
+      receiptTrie: orderedTrieRoot(receipts),
       logsBloom: bloom.bitvector,
       gasUsed,
     };
