@@ -5,6 +5,9 @@ import type { KvOp, KvStore } from './kv-store.js';
 import { Prefix, prefixed } from './storage-schema.js';
 import { LruCache } from '../shared/util/lru-cache.js';
 
+/** How long a trie walk served from memory runs before it lets other messages through. */
+const YIELD_EVERY_MS = 10;
+
 /** The node cache of each state database: about 8 MB of trie nodes and code (weights in bytes). */
 const NODE_CACHE_LIMITS = { entries: 50_000, weight: 8 * 1024 * 1024 };
 
@@ -30,10 +33,27 @@ export class StateDb implements DB<string, string | Uint8Array> {
     const staged = this.staged.get(key);
     if (staged !== undefined) return staged ?? undefined;
     const cached = this.nodes.get(key);
-    if (cached !== undefined) return cached;
+    if (cached !== undefined) {
+      await this.yieldNowAndThen();
+      return cached;
+    }
     const value = await this.kv.get(stateKey(key));
     if (value !== undefined) this.nodes.set(key, value);
     return value;
+  }
+
+  private lastYield = performance.now();
+
+  /**
+   * Trie walks served from memory resolve as microtasks, which starve the thread's mailbox: a block's
+   * state commit (thousands of puts, each walking from the root) would hold every queued read and the
+   * pool's account checks until it ends. Every YIELD_EVERY_MS the walk lets them through.
+   */
+  private async yieldNowAndThen(): Promise<void> {
+    const now = performance.now();
+    if (now - this.lastYield < YIELD_EVERY_MS) return;
+    await new Promise((resolve) => setImmediate(resolve));
+    this.lastYield = performance.now();
   }
 
   async put(key: string, value: string | Uint8Array): Promise<void> {
