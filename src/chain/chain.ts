@@ -29,7 +29,7 @@ import { ScratchState, adoptSenders, bodyDigest, canReuse, recoverSenders } from
 import type { BlockValidation, ExecutedBlock } from './block-validation.js';
 import { InvalidBlockError, OMMER_WINDOW, firstLine, validateBody, validateHeader } from './import-rules.js';
 import type { ChainImportRules, ImportRuleOptions } from './import-rules.js';
-import { BoundedStateCaches, StateDb } from './state-db.js';
+import { BoundedStateCaches, StateDb, YieldingStateDb } from './state-db.js';
 import { ReadState } from './read-state.js';
 import { cacheJumpAnalysis, fastEipLookup } from './evm-tuning.js';
 import { collectRequests, runPreTransactionSystemCalls } from './system-calls.js';
@@ -129,7 +129,7 @@ export class Chain {
         installPointEvaluation(vm.evm, kzgVerifier.verify);
         return vm;
       };
-      const newVm = async (db: StateDb, caches = new Caches()): Promise<VM> => vmOver(await openState(db, caches));
+      const newVm = async (db: StateDb, caches = new Caches()): Promise<VM> => vmOver(await openState(new YieldingStateDb(db), caches));
       const buildCaches = new BoundedStateCaches(new Caches(), BUILD_STATE_CACHE_ENTRIES);
       const buildVm = await newVm(stateDb, buildCaches.caches);
       const readState = new ReadState(await openState(stateDb), (codeHash) => stateDb.get(bytesToUnprefixedHex(concatBytes(CODEHASH_PREFIX, codeHash))));
@@ -719,7 +719,7 @@ export class Chain {
   }
 }
 
-async function openState(stateDb: StateDb, caches?: Caches): Promise<MerkleStateManager> {
+async function openState(stateDb: StateDb | YieldingStateDb, caches?: Caches): Promise<MerkleStateManager> {
   const trie = await createMPT({ db: stateDb, useKeyHashing: true, valueEncoding: 'view' });
   return new MerkleStateManager({ trie, caches });
 }

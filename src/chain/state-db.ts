@@ -33,27 +33,10 @@ export class StateDb implements DB<string, string | Uint8Array> {
     const staged = this.staged.get(key);
     if (staged !== undefined) return staged ?? undefined;
     const cached = this.nodes.get(key);
-    if (cached !== undefined) {
-      await this.yieldNowAndThen();
-      return cached;
-    }
+    if (cached !== undefined) return cached;
     const value = await this.kv.get(stateKey(key));
     if (value !== undefined) this.nodes.set(key, value);
     return value;
-  }
-
-  private lastYield = performance.now();
-
-  /**
-   * Trie walks served from memory resolve as microtasks, which starve the thread's mailbox: a block's
-   * state commit (thousands of puts, each walking from the root) would hold every queued read and the
-   * pool's account checks until it ends. Every YIELD_EVERY_MS the walk lets them through.
-   */
-  private async yieldNowAndThen(): Promise<void> {
-    const now = performance.now();
-    if (now - this.lastYield < YIELD_EVERY_MS) return;
-    await new Promise((resolve) => setImmediate(resolve));
-    this.lastYield = performance.now();
   }
 
   async put(key: string, value: string | Uint8Array): Promise<void> {
@@ -94,6 +77,46 @@ export class StateDb implements DB<string, string | Uint8Array> {
   discardStaged(): void {
     this.staged = new Map();
   }
+}
+
+/**
+ * The state database as an executing VM sees it: trie walks served from memory resolve as
+ * microtasks, which starve the thread's mailbox, so a block's state commit (thousands of puts, each
+ * walking from the root) would hold every queued read and the pool's account checks until it ends.
+ * Every YIELD_EVERY_MS of walking this lets them through. Reads of the read state go to the StateDb
+ * directly: they are short, and must not wait for a build's time slices.
+ */
+export class YieldingStateDb implements DB<string, string | Uint8Array> {
+  private lastYield = performance.now();
+
+  constructor(readonly db: StateDb) {}
+
+  async get(key: string): Promise<Uint8Array | undefined> {
+    const now = performance.now();
+    if (now - this.lastYield >= YIELD_EVERY_MS) {
+      await new Promise((resolve) => setImmediate(resolve));
+      this.lastYield = performance.now();
+    }
+    return this.db.get(key);
+  }
+
+  put(key: string, value: string | Uint8Array): Promise<void> {
+    return this.db.put(key, value);
+  }
+
+  del(key: string): Promise<void> {
+    return this.db.del(key);
+  }
+
+  batch(ops: BatchDBOp<string, string | Uint8Array>[]): Promise<void> {
+    return this.db.batch(ops);
+  }
+
+  shallowCopy(): DB<string, string | Uint8Array> {
+    return this;
+  }
+
+  async open(): Promise<void> {}
 }
 
 /**
