@@ -92,9 +92,9 @@ exposeControl('transport', {
       });
     const toActor = async (owner: keyof typeof actors, method: string, params: Wire): Promise<RpcOutcome> => {
       try {
-        const channel: { request(type: 'rpc', body: RpcCall): Promise<Json> } | undefined = actors[owner];
+        const channel: { request(type: 'rpc', body: RpcCall): Promise<string> } | undefined = actors[owner];
         if (channel === undefined) return { error: RpcErrors.P2P_DISABLED };
-        return { result: await channel.request('rpc', { method, params }) };
+        return { resultJson: await channel.request('rpc', { method, params }) };
       } catch (err) {
         return { error: err instanceof RemoteError ? err.error : toRpcErrorObject(err) };
       }

@@ -11,7 +11,8 @@ import type { Json, RpcErrorObject, Wire } from '../shared/rpc/types.js';
 import type { MethodAccess } from './auth/permissions.js';
 import type { CallTimer } from './rpc-timings.js';
 
-export type RpcOutcome = { result: Json } | { error: RpcErrorObject };
+/** A result, or a result as JSON text (an actor's answer, written out as it came), or an error. */
+export type RpcOutcome = { result: Json } | { resultJson: string } | { error: RpcErrorObject };
 
 /**
  * Executes one method call whose name and raw (already normalised) params came from a request. With
@@ -224,7 +225,9 @@ function orderedError(error: RpcErrorObject): { [key: string]: Json } {
 /** Compact response text, members in Besu's order: jsonrpc, id, result | error. */
 function responseText(id: IdText, outcome: RpcOutcome): string {
   const member =
-    'error' in outcome ? `"error":${JSON.stringify(orderedError(outcome.error))}` : `"result":${JSON.stringify(outcome.result ?? null)}`;
+    'error' in outcome
+      ? `"error":${JSON.stringify(orderedError(outcome.error))}`
+      : `"result":${'resultJson' in outcome ? outcome.resultJson : JSON.stringify(outcome.result ?? null)}`;
   return `{"jsonrpc":"2.0","id":${id},${member}}`;
 }
 
@@ -250,7 +253,7 @@ function prettyResponseText(id: IdText, outcome: RpcOutcome): string {
   const member =
     'error' in outcome
       ? `"error" : ${prettyJson(orderedError(outcome.error), 1)}`
-      : `"result" : ${prettyJson(outcome.result ?? null, 1)}`;
+      : `"result" : ${prettyJson('resultJson' in outcome ? (JSON.parse(outcome.resultJson) as Json) : (outcome.result ?? null), 1)}`;
   return `{\n  "jsonrpc" : "2.0",\n  "id" : ${id},\n  ${member}\n}`;
 }
 
@@ -493,7 +496,7 @@ export function createMethodCaller(options: MethodCallerOptions): RpcCaller {
     try {
       const params = method.parseParams(rawParams);
       const answer = await send(method.owner, method.name, params);
-      if (method.fallbackOwner !== undefined && 'result' in answer && answer.result === null) {
+      if (method.fallbackOwner !== undefined && isNullResult(answer)) {
         return await send(method.fallbackOwner, method.name, params);
       }
       return answer;
@@ -503,4 +506,8 @@ export function createMethodCaller(options: MethodCallerOptions): RpcCaller {
       if (started !== undefined) timer?.record(method.name, started);
     }
   };
+}
+
+function isNullResult(outcome: RpcOutcome): boolean {
+  return ('result' in outcome && outcome.result === null) || ('resultJson' in outcome && outcome.resultJson === 'null');
 }

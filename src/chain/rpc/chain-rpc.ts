@@ -84,11 +84,14 @@ export class ChainRpcContext {
     return this.chain.getHeadBlock();
   }
 
-  /** Reads the state after the block a parameter names; null when there is no such block. */
-  async readState<T extends Json | bigint>(ref: BlockRef, read: (vm: VM) => Promise<T>): Promise<T | null> {
+  /**
+   * Reads the state after the block a parameter names; null when there is no such block. `onTrie`:
+   * the read needs the trie itself (proofs), not just the state.
+   */
+  async readState<T extends Json | bigint>(ref: BlockRef, read: (vm: VM) => Promise<T>, onTrie = false): Promise<T | null> {
     const block = await this.blockByRef(ref);
     if (!block) return null;
-    return this.chain.withStateAt(block.header.stateRoot, read);
+    return onTrie ? this.chain.withTrieStateAt(block.header.stateRoot, read) : this.chain.withStateAt(block.header.stateRoot, read);
   }
 
   /** The canonical block holding a transaction, and its index there. */

@@ -9,7 +9,7 @@
  * Without it they are judged as eth_call judges them, at a zero base fee unless one is given.
  */
 import type { Block, HeaderData } from '@ethereumjs/block';
-import { genTransactionsTrieRoot, genWithdrawalsTrieRoot } from '@ethereumjs/block';
+import { genWithdrawalsTrieRoot } from '@ethereumjs/block';
 import { Account, Address, bigIntToBytes, bytesToHex, createWithdrawal, equalsBytes, setLengthLeft } from '@ethereumjs/util';
 import type { Withdrawal } from '@ethereumjs/util';
 import { Bloom, encodeReceipt } from '@ethereumjs/vm';
@@ -21,7 +21,7 @@ import { formatBlock, formatReceiptLog, toData, toQuantity } from '../../shared/
 import type { AccountOverride, CallRequest } from '../../shared/rpc/params.js';
 import type { BlockOverrides, BlockStateCall, SimulateRequest } from '../../shared/rpc/methods/param-shapes.js';
 import type { Json } from '../../shared/rpc/types.js';
-import { receiptsRoot } from '../chain.js';
+import { orderedTrieRoot } from '../../shared/ethereum/ordered-trie.js';
 import type { Chain } from '../chain.js';
 import { runPreTransactionSystemCalls } from '../system-calls.js';
 import type { CallSimulator, Simulation } from './simulation.js';
@@ -96,7 +96,7 @@ export class BlockSimulator {
         parent = built.block;
       }
       return results;
-    });
+    }, true);
   }
 
   /** The blocks to make: the requested ones, with empty blocks filling any gap in their numbers. */
@@ -199,8 +199,8 @@ export class BlockSimulator {
       ...headerData,
       ...(withdrawals ? { withdrawalsRoot: await genWithdrawalsTrieRoot(withdrawals) } : {}),
       stateRoot: await vm.stateManager.getStateRoot(),
-      transactionsTrie: await genTransactionsTrieRoot(transactions),
-      receiptTrie: await receiptsRoot(receipts),
+      transactionsTrie: orderedTrieRoot(transactions.map((tx) => tx.serialize())),
+      receiptTrie: orderedTrieRoot(receipts),
       logsBloom: bloom.bitvector,
       gasUsed,
     };
