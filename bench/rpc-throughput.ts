@@ -4,7 +4,10 @@
  * next to a bare uWebSockets.js server answering a fixed body (the transport's ceiling). Prints
  * figures; asserts nothing.
  *
- *   npm run build && node dist/bench/rpc-throughput.js [--concurrency=64] [--seconds=5] [--wrk]
+ * With `--metrics=off,on` each node is measured without and then with `--metrics-enabled` (scraped
+ * every second during the run, more often than a Prometheus server would): the cost of metrics.
+ *
+ *   npm run build && node dist/bench/rpc-throughput.js [--concurrency=64] [--seconds=5] [--wrk] [--metrics=off,on]
  */
 import { fork } from 'node:child_process';
 import { DEV_ACCOUNTS } from '../test/helpers/dev-accounts.js';
@@ -28,6 +31,7 @@ const flags = parseFlags('dist/bench/rpc-throughput.js', {
   seconds: { default: 5, min: 1, description: 'measured duration of each run' },
   warmup: { default: 1, min: 0, description: 'unmeasured seconds of load before each run' },
   workers: { default: '1,2', description: 'comma-separated --rpc-http-workers values to measure' },
+  metrics: { default: 'off', description: 'comma-separated, in order: off, on (--metrics-enabled, scraped every second)' },
   methods: { default: 'eth_blockNumber,eth_getBalance,eth_call', description: 'comma-separated subset of the methods to measure' },
   'skip-baseline': { default: false, description: 'do not measure the bare uWS server (no ratio printed)' },
   wrk: { default: false, description: 'generate load with wrk instead of the in-process generator' },
@@ -81,10 +85,14 @@ async function main(): Promise<void> {
     }
   }
 
-  for (const workers of workerCounts) {
-    const target = `node, ${workers} HTTP worker${workers > 1 ? 's' : ''}`;
-    log(`starting a dev node with --rpc-http-workers=${workers}`);
-    const bench = await startBenchNode({ args: [`--rpc-http-workers=${workers}`], cpuProfileDir: flags['cpu-prof-dir'] || undefined });
+  const metricsModes = flags.metrics.split(',').map((m) => m.trim());
+  if (metricsModes.some((m) => m !== 'on' && m !== 'off')) throw new Error(`--metrics must list off and on, got ${flags.metrics}`);
+  for (const [workers, metrics] of workerCounts.flatMap((w) => metricsModes.map((m) => [w, m === 'on'] as const))) {
+    const target = `node, ${workers} HTTP worker${workers > 1 ? 's' : ''}${metricsModes.length > 1 || metrics ? `, metrics ${metrics ? 'on' : 'off'}` : ''}`;
+    const args = [`--rpc-http-workers=${workers}`, ...(metrics ? ['--metrics-enabled', '--metrics-port=0'] : [])];
+    log(`starting a dev node with ${args.join(' ')}`);
+    const bench = await startBenchNode({ args, cpuProfileDir: flags['cpu-prof-dir'] || undefined });
+    const scraper = metrics ? scrapeEverySecond(bench.output) : undefined;
     try {
       const contract = await deployStoreAndLog(bench.port);
       const calls: Array<[string, unknown[]]> = [
@@ -98,8 +106,10 @@ async function main(): Promise<void> {
         report(results[results.length - 1]!);
       }
     } finally {
+      scraper?.stop();
       await bench.stop();
     }
+    if (scraper) log(`${scraper.scrapes()} scrapes of /metrics during the runs, ${scraper.failures()} failed`);
   }
 
   console.log(`\n=== summary (${generator}, ${flags.seconds} s each) ===`);
@@ -121,6 +131,26 @@ async function main(): Promise<void> {
     if (baseline) console.log(`eth_blockNumber on ${r.target} / bare uWS = ${fixed(r.requestsPerSecond / baseline.requestsPerSecond, 3)}`);
   }
   console.log('(CPU figures are % of one core; the machine has 2 cores shared by the generator and the server)');
+}
+
+/** Scrapes the node's /metrics every second, as a (busy) Prometheus server would; its port is read from the node's log. */
+function scrapeEverySecond(nodeOutput: () => string): { stop(): void; scrapes(): number; failures(): number } {
+  let scrapes = 0;
+  let failures = 0;
+  const timer = setInterval(() => {
+    // The supervisor logs the metrics port just after the JSON-RPC one, which the node was waited for.
+    const port = /Metrics service started and listening on \S+:(\d+)/.exec(nodeOutput())?.[1];
+    if (port === undefined) return void failures++;
+    fetch(`http://${HOST}:${port}/metrics`).then(
+      async (res) => {
+        await res.text();
+        if (res.status === 200) scrapes++;
+        else failures++;
+      },
+      () => failures++,
+    );
+  }, 1000);
+  return { stop: () => clearInterval(timer), scrapes: () => scrapes, failures: () => failures };
 }
 
 function report(m: Measurement): void {

@@ -17,7 +17,6 @@ import { randomBytes } from 'node:crypto';
 import { getCreateAddress, toBeHex, zeroPadValue } from 'ethers';
 import { DEV_ACCOUNTS } from '../test/helpers/dev-accounts.js';
 import { storeAndLogDeployCode } from '../test/helpers/contracts.js';
-import { listeningPort } from '../test/helpers/ws-client.js';
 import { parseFlags } from './lib/args.js';
 import { runBenchmark } from './lib/cleanup.js';
 import { startBenchNode, type BenchNode } from './lib/dev-node.js';
@@ -46,11 +45,11 @@ async function main(): Promise<void> {
   const counts = flags.subscribers.split(',').map((n) => Number(n.trim()));
   const largest = Math.max(...counts);
   const node = await startBenchNode({
-    args: ['--rpc-ws-enabled', '--rpc-ws-port=0', `--rpc-ws-max-active-connections=${largest + 100}`],
+    args: ['--rpc-ws-enabled', `--rpc-ws-max-active-connections=${largest + 100}`],
     cpuProfileDir: flags['cpu-prof-dir'] || undefined,
   });
   try {
-    const url = `ws://127.0.0.1:${await listeningPort(node.output, 'Websocket')}`;
+    const url = node.wsUrl!;
     const latencyRows: string[][] = [];
     for (const count of counts) latencyRows.push(await measureLatency(node, url, count));
     const importRows = flags['skip-import'] ? [] : [await measureImport(node, url, 0), await measureImport(node, url, flags['logs-subscriptions'])];

@@ -7,7 +7,6 @@
  *   npm run build && node dist/bench/ws-throughput.js [--seconds=5] [--workers=1,2]
  */
 import { fork } from 'node:child_process';
-import { listeningPort } from '../test/helpers/ws-client.js';
 import { parseFlags } from './lib/args.js';
 import { onCleanup, runBenchmark } from './lib/cleanup.js';
 import { startBenchNode } from './lib/dev-node.js';
@@ -61,12 +60,11 @@ async function main(): Promise<void> {
     const target = `node, ${workers} transport thread${workers > 1 ? 's' : ''}`;
     log(`starting a dev node with --rpc-ws-enabled --rpc-http-workers=${workers}`);
     const node = await startBenchNode({
-      args: ['--rpc-ws-enabled', '--rpc-ws-port=0', `--rpc-http-workers=${workers}`],
+      args: ['--rpc-ws-enabled', `--rpc-http-workers=${workers}`],
       cpuProfileDir: flags['cpu-prof-dir'] || undefined,
     });
     try {
-      const port = await listeningPort(node.output, 'Websocket');
-      results.push(await measure(`ws://127.0.0.1:${port}`, target, node.pid));
+      results.push(await measure(node.wsUrl!, target, node.pid));
     } finally {
       await node.stop();
     }

@@ -8,6 +8,7 @@ import { openChannel } from '../src/shared/actors/channel.js';
 import { CONSENSUS_CHAIN, P2P_CHAIN, TRANSPORT_CHAIN, TXPOOL_CHAIN } from '../src/shared/actors/channels.js';
 import { actorData } from '../src/shared/actors/worker-data.js';
 import { Chain } from '../src/chain/chain.js';
+import { prepareDatabaseLocation } from '../src/chain/database-location.js';
 import { ChainActor } from '../src/chain/chain-actor.js';
 import { chainSpecFromGenesis } from '../src/chain/network-spec.js';
 import { parseGenesisJson } from '../src/shared/ethereum/genesis.js';
@@ -23,7 +24,8 @@ let chain: Chain | undefined;
 exposeControl('chain', {
   async start() {
     const spec = await chainSpecFromGenesis(data.genesisJson, data.networkId);
-    const opened = await Chain.open(data.dataPath, spec, data.chain);
+    const location = await prepareDatabaseLocation(data.dataPath, (message) => log.info(message));
+    const opened = await Chain.open(location, spec, data.chain);
     chain = opened;
     const headView = new HeadWriter(data.headView);
     const txpool = openChannel(TXPOOL_CHAIN, 'chain', data.ports.txpool);
@@ -52,6 +54,18 @@ exposeControl('chain', {
     const genesisHash = await opened.store.getCanonicalHash(0n);
     if (!genesisHash) throw new Error('the chain has no genesis block');
     return { head, genesisHash };
+  },
+  metrics() {
+    if (chain === undefined) throw new Error('the chain has not started');
+    const block = chain.getHeadBlock();
+    return {
+      timestamp: block.header.timestamp,
+      gasUsed: block.header.gasUsed,
+      gasLimit: block.header.gasLimit,
+      transactionCount: block.transactions.length,
+      ommerCount: block.uncleHeaders.length,
+      totalDifficulty: chain.getHead().totalDifficulty,
+    };
   },
   async stop() {
     // The write lock inside Chain lets a block in progress finish before the database closes.

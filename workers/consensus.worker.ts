@@ -12,8 +12,8 @@ import { NodeConsensus, systemClock } from '../src/consensus/node-consensus.js';
 import type { ConsensusNetwork } from '../src/consensus/node-consensus.js';
 import { messageAuthor } from '../src/consensus/messages.js';
 import { parseGenesisJson } from '../src/shared/ethereum/genesis.js';
-import { serveMethods } from '../src/shared/rpc/dispatch.js';
-import type { MethodServer } from '../src/shared/rpc/dispatch.js';
+import { serveMethodsAsJsonText } from '../src/shared/rpc/dispatch.js';
+import type { JsonTextServer } from '../src/shared/rpc/dispatch.js';
 import { RpcError, RpcErrors } from '../src/shared/rpc/errors.js';
 import { Logger, setLogLevel } from '../src/shared/util/log.js';
 
@@ -51,7 +51,7 @@ exposeControl('consensus', {
     const pool = openChannel(CONSENSUS_TXPOOL, 'consensus', data.ports.txpool);
     const p2p = data.ports.p2p === undefined ? undefined : openChannel(CONSENSUS_P2P, 'consensus', data.ports.p2p);
     // Until QBFT runs (a genesis without qbft never starts it) the consensus methods are not served.
-    let methods: MethodServer = async () => {
+    let methods: JsonTextServer = async () => {
       throw new RpcError(RpcErrors.METHOD_NOT_FOUND);
     };
     for (const port of data.ports.transports) {
@@ -93,11 +93,16 @@ exposeControl('consensus', {
       (message, level = 'info') => log[level](message),
     );
     consensus = node;
-    methods = serveMethods('consensus', node.rpc);
+    methods = serveMethodsAsJsonText('consensus', node.rpc);
     chain.on({ newHead: (event) => node.onNewHead(event.head) });
     p2p?.on({ istanbulMessage: ({ code, data: messageData, origin }) => node.runner.onMessage(code, messageData, origin) });
     await node.start();
     return null;
+  },
+  metrics() {
+    const height = consensus?.controller.height;
+    // A height waits for its block timer before round 0 starts: it is in round 0 until then.
+    return height === undefined ? null : { height, round: consensus?.controller.round ?? 0 };
   },
   async stop() {
     await consensus?.stop();

@@ -11,7 +11,7 @@ import { parseEnode } from '../src/shared/ethereum/enode.js';
 import { parseGenesisJson } from '../src/shared/ethereum/genesis.js';
 import { P2pService } from '../src/p2p/p2p-service.js';
 import { createP2pRpcHandlers } from '../src/p2p/rpc-handlers.js';
-import { serveMethods } from '../src/shared/rpc/dispatch.js';
+import { serveMethodsAsJsonText } from '../src/shared/rpc/dispatch.js';
 import { P2pStatusReader, P2pStatusWriter } from '../src/shared/shared-memory/p2p-status-view.js';
 import { Logger, setLogLevel } from '../src/shared/util/log.js';
 
@@ -83,7 +83,7 @@ exposeControl('p2p', {
     chain.on({ newHead: (event) => p2p.setHead(event.head) });
     consensus.on({ istanbulSend: (message) => void p2p.sendIstanbul(message) });
     txpool.on({ newTransactions: ({ txs }) => p2p.gossipTransactions(txs) });
-    const methods = serveMethods('p2p', createP2pRpcHandlers(p2p));
+    const methods = serveMethodsAsJsonText('p2p', createP2pRpcHandlers(p2p));
     for (const transport of transports) transport.serve({ rpc: ({ method, params }) => methods(method, params) });
 
     const port = await p2p.start();
@@ -97,6 +97,7 @@ exposeControl('p2p', {
     for (const enode of bootnodes) if (enode.idHex !== p2p.idHex) p2p.addPeer(enode);
     return { port };
   },
+  metrics: () => null,
   async stop() {
     await service?.stop();
   },

@@ -19,6 +19,7 @@ import type { JsonRpcTransport } from '../src/shared/rpc/registry.js';
 import { P2pStatusReader } from '../src/shared/shared-memory/p2p-status-view.js';
 import { TransportCounters } from '../src/shared/shared-memory/transport-counters.js';
 import { createMethodCaller } from '../src/transport/jsonrpc.js';
+import { RpcTimings } from '../src/transport/rpc-timings.js';
 import type { RpcOutcome } from '../src/transport/jsonrpc.js';
 import { IPC_RULES, WS_RULES, type StreamRules } from '../src/transport/jsonrpc-stream.js';
 import type { Json, Wire } from '../src/shared/rpc/types.js';
@@ -27,10 +28,11 @@ import { HeadReader } from '../src/shared/shared-memory/head-view.js';
 import { loadTransportEngine, type GraphqlServerHandle, type HttpServerHandle, type WsServerHandle } from '../src/transport/engine.js';
 import { startIpcServer, type IpcServerHandle } from '../src/transport/ipc-server.js';
 import { createDispatch, createLocalMethods } from '../src/transport/local-methods.js';
+import { streamSessions } from '../src/transport/stream-sessions.js';
 import { createGraphqlService } from '../src/transport/graphql/execute.js';
-import { StreamSession } from '../src/transport/stream-session.js';
 import { SubscriptionHub } from '../src/transport/subscription-hub.js';
 import { Logger, setLogLevel } from '../src/shared/util/log.js';
+import { createServiceAuthentication, type ServiceAuthentication } from '../src/transport/auth/service-authentication.js';
 
 const data = actorData('transport');
 setLogLevel(data.logLevel);
@@ -39,7 +41,13 @@ const log = new Logger('JsonRpc');
 let http: HttpServerHandle | undefined;
 let ws: WsServerHandle | undefined;
 let ipc: IpcServerHandle | undefined;
+/** Each service's own (rpc-auth-cli.md §8.1): its key, token cache and login pool. */
+let httpAuthentication: ServiceAuthentication | undefined;
+let wsAuthentication: ServiceAuthentication | undefined;
 let graphqlServer: GraphqlServerHandle | undefined;
+/** The calls of every JSON-RPC transport of this thread, with `--metrics-enabled`. */
+const timings = data.metrics === undefined ? undefined : new RpcTimings();
+const timer = timings === undefined ? {} : { timer: timings };
 
 exposeControl('transport', {
   async start() {
@@ -79,13 +87,14 @@ exposeControl('transport', {
         ...(jsonRpc === undefined ? {} : { jsonRpc }),
         ...(wsService === undefined ? {} : { ws: wsService }),
         ...(graphqlService === undefined ? {} : { graphql: graphqlService }),
+        ...(data.metricsService === undefined ? {} : { metrics: data.metricsService }),
         ...(data.p2p === undefined ? {} : { p2p: data.p2p }),
       });
     const toActor = async (owner: keyof typeof actors, method: string, params: Wire): Promise<RpcOutcome> => {
       try {
-        const channel: { request(type: 'rpc', body: RpcCall): Promise<Json> } | undefined = actors[owner];
+        const channel: { request(type: 'rpc', body: RpcCall): Promise<string> } | undefined = actors[owner];
         if (channel === undefined) return { error: RpcErrors.P2P_DISABLED };
-        return { result: await channel.request('rpc', { method, params }) };
+        return { resultJson: await channel.request('rpc', { method, params }) };
       } catch (err) {
         return { error: err instanceof RemoteError ? err.error : toRpcErrorObject(err) };
       }
@@ -103,9 +112,11 @@ exposeControl('transport', {
     if (data.http !== undefined) {
       const apis = data.http.apis;
       const send = createDispatch(localMethods(apis), toActor);
+      if (data.http.authentication !== undefined) httpAuthentication = createServiceAuthentication(data.http.authentication, new Logger('JsonRpcHttp'));
       http = await engine.startHttpServer({
         ...data.http.server,
-        call: createMethodCaller({ enabledApis: apis, transport: 'http', send }),
+        call: createMethodCaller({ enabledApis: apis, transport: 'http', send, ...timer }),
+        ...(httpAuthentication === undefined ? {} : { authentication: httpAuthentication }),
         health: () => {
           const sync = syncStatus();
           return { p2pEnabled: data.p2pEnabled, peerCount: peerCount(), ...(sync ? { sync } : {}) };
@@ -127,23 +138,25 @@ exposeControl('transport', {
       });
       actors.p2p?.on({ syncState: (state) => hub.onSyncState(state) });
       /** Sessions of a connection-holding transport: its own groups, its subscriptions in the hub. */
-      const sessionsOf = (transport: JsonRpcTransport, apis: readonly string[], rules: StreamRules) => {
+      const sessionsOf = (transport: JsonRpcTransport, apis: readonly string[], rules: StreamRules, authentication?: ServiceAuthentication) => {
         const local = localMethods(apis);
-        return (write: (text: string) => void) =>
-          new StreamSession({
-            rules,
-            write,
-            log,
-            callerFor: (session) =>
-              createMethodCaller({ enabledApis: apis, transport, send: createDispatch(local, toActor, hub.handlers(session)) }),
-            onClose: (session) => {
-              const dropped = hub.connectionClosed(session);
-              if (dropped > 0) log.debug(`A ${transport === 'ws' ? 'WebSocket' : 'IPC'} connection closed: its ${dropped} subscription(s) dropped`);
-            },
-          });
+        return streamSessions({
+          transportName: transport === 'ws' ? 'WebSocket' : 'IPC',
+          rules,
+          hub,
+          log,
+          callerWith: (subscriptions) => createMethodCaller({ enabledApis: apis, transport, send: createDispatch(local, toActor, subscriptions), ...timer }),
+          ...(authentication === undefined ? {} : { authenticator: authentication.authenticator }),
+        });
       };
       if (data.ws !== undefined) {
-        ws = await engine.startWsServer({ ...data.ws.server, counters, openSession: sessionsOf('ws', data.ws.apis, WS_RULES) });
+        if (data.ws.authentication !== undefined) wsAuthentication = createServiceAuthentication(data.ws.authentication, new Logger('WebSocket'));
+        ws = await engine.startWsServer({
+          ...data.ws.server,
+          counters,
+          openSession: sessionsOf('ws', data.ws.apis, WS_RULES, wsAuthentication),
+          ...(wsAuthentication === undefined ? {} : { login: wsAuthentication.login }),
+        });
         wsService!.port = ws.port;
       }
       if (data.ipc !== undefined) ipc = await startIpcServer({ path: data.ipc.path, openSession: sessionsOf('ipc', data.ipc.apis, IPC_RULES) });
@@ -153,10 +166,13 @@ exposeControl('transport', {
       ...(graphqlServer ? { graphqlPort: graphqlServer.port } : {}),
     };
   },
+  metrics: () => ({ rpc: timings?.snapshot() ?? [] }),
   async stop() {
     graphqlServer?.close();
     await http?.close();
     ws?.close();
     await ipc?.close();
+    await httpAuthentication?.close();
+    await wsAuthentication?.close();
   },
 });

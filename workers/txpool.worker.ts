@@ -22,6 +22,8 @@ const decoders = new TaskPool<typeof decodeTransaction>(new URL('./tasks/transac
   idleTimeout: 60_000,
 });
 
+let pool: TxPoolActor | undefined;
+
 exposeControl('txpool', {
   async start() {
     const chain = openChannel(TXPOOL_CHAIN, 'txpool', data.ports.chain);
@@ -39,6 +41,7 @@ exposeControl('txpool', {
       },
       log,
     });
+    pool = actor;
     actor.setHead(await chain.request('head', null));
     chain.serve(actor.chain).on({ newHead: (event) => actor.onNewHead(event) });
     p2p?.serve(actor.p2p);
@@ -46,6 +49,7 @@ exposeControl('txpool', {
     transports.forEach((channel, index) => channel.serve(actor.transportHandlers(index)));
     return null;
   },
+  metrics: () => ({ transactions: pool?.size ?? 0 }),
   async stop() {
     await decoders.destroy();
   },

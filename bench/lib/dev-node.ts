@@ -26,6 +26,8 @@ export interface BenchNode {
   url: string;
   /** The GraphQL HTTP port when asked for. */
   graphqlPort: number | undefined;
+  /** The JSON-RPC WebSocket URL, when started with `--rpc-ws-enabled`. */
+  wsUrl?: string;
   pid: number;
   /** The devp2p port, when started with `p2p`. */
   p2pPort?: number;
@@ -75,5 +77,15 @@ export async function startBenchNode(opts: BenchNodeOptions = {}): Promise<Bench
     })());
   const unregister = onCleanup(`dev node pid ${pid}`, stop);
   const graphqlPort = node.graphqlUrl === undefined ? undefined : Number(new URL(node.graphqlUrl).port);
-  return { port: node.port, url: node.url, graphqlPort, pid, ...(node.p2pPort === undefined ? {} : { p2pPort: node.p2pPort }), running, output: node.output, stop };
+  return {
+    port: node.port,
+    url: node.url,
+    graphqlPort,
+    ...(node.wsUrl === undefined ? {} : { wsUrl: node.wsUrl }),
+    pid,
+    ...(node.p2pPort === undefined ? {} : { p2pPort: node.p2pPort }),
+    running,
+    output: node.output,
+    stop,
+  };
 }

@@ -12,11 +12,12 @@ export interface HttpAnswer {
   contentType?: string;
 }
 
-/** The bytes of a `POST` with a JSON body, to `/` unless another path is given. */
-export function jsonPostRequest(host: string, port: number, body: string, path = '/'): Buffer {
+/** The bytes of a `POST` with a JSON body, to `/` unless another path is given, with any extra headers (`Authorization: Bearer ...`). */
+export function jsonPostRequest(host: string, port: number, body: string, path = '/', headers: Record<string, string> = {}): Buffer {
   const payload = Buffer.from(body, 'utf8');
+  const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
   const head =
-    `POST ${path} HTTP/1.1\r\nHost: ${host}:${port}\r\nContent-Type: application/json\r\n` +
+    `POST ${path} HTTP/1.1\r\nHost: ${host}:${port}\r\nContent-Type: application/json\r\n${extra}` +
     `Content-Length: ${payload.length}\r\n\r\n`;
   return Buffer.concat([Buffer.from(head, 'latin1'), payload]);
 }

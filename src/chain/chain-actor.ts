@@ -7,8 +7,8 @@ import type { ChannelHandlers } from '../shared/actors/channel.js';
 import type { ConsensusChain, P2pChain, TransportChain, TxPoolChain } from '../shared/actors/channels.js';
 import type { CanonicalBlocksEvent, HeadInfo, NewHeadEvent } from '../shared/actors/messages.js';
 import type { Genesis } from '../shared/ethereum/genesis.js';
-import { serveMethods } from '../shared/rpc/dispatch.js';
-import type { Json, Wire } from '../shared/rpc/types.js';
+import { serveMethodsAsJsonText } from '../shared/rpc/dispatch.js';
+import type { JsonTextServer } from '../shared/rpc/dispatch.js';
 import type { Logger } from '../shared/util/log.js';
 import { bodiesFor, headersFor, importSyncedBlocks } from './block-serving.js';
 import { BlockPublisher } from './block-publisher.js';
@@ -43,7 +43,7 @@ export class ChainActor {
   readonly p2p: ChannelHandlers<P2pChain, 'chain'>;
   /** The checks of blocks from peers, made on first use: `blocks import`'s. */
   private syncChecks: Promise<ImportChecks> | undefined;
-  private readonly serveRpc: (method: string, params: Wire) => Promise<Json>;
+  private readonly serveRpc: JsonTextServer;
   private readonly bulkReads: BulkReads;
   private readonly publisher: BlockPublisher;
 
@@ -52,7 +52,7 @@ export class ChainActor {
     private readonly options: ChainActorOptions,
   ) {
     const rpc = new ChainRpc(chain, { ...options.rpc, pendingNonce: options.pendingNonce });
-    this.serveRpc = serveMethods('chain', rpc.handlers);
+    this.serveRpc = serveMethodsAsJsonText('chain', rpc.handlers);
     this.bulkReads = rpc.bulkReads;
     this.publisher = new BlockPublisher(chain.store, (transport, event) => options.publishToTransport?.(transport, event), (message) =>
       options.log.warn(message),
@@ -81,7 +81,7 @@ export class ChainActor {
         return {
           number: built.block.header.number,
           hash: built.hash,
-          rlp: built.block.serialize(),
+          rlp: built.rlp,
           txCount: built.block.transactions.length,
           gasUsed: built.block.header.gasUsed,
           rejected: built.rejected,
@@ -92,7 +92,7 @@ export class ChainActor {
         return null;
       },
       importCommitted: async ({ rlp }) => {
-        const event = await chain.importCommitted(chain.spec.decodeBlock(rlp));
+        const event = await chain.importCommitted(rlp);
         this.announce(event);
         return { number: event.head.number, hash: event.head.hash };
       },

@@ -1,4 +1,4 @@
-import type { Block, HeaderData } from '@ethereumjs/block';
+import type { Block, BlockHeader, HeaderData } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import type { MerkleStateManager } from '@ethereumjs/statemanager';
 import type { TypedTransaction } from '@ethereumjs/tx';
@@ -22,6 +22,8 @@ export interface ChainSpec {
   genesisBlock(stateRoot: Uint8Array): Block;
   /** A block from its RLP encoding, as stored or received. */
   decodeBlock(rlp: Uint8Array): Block;
+  /** The header of a block from the block's RLP encoding, its transactions left undecoded. */
+  decodeHeaderOfBlock(rlp: Uint8Array): BlockHeader;
   /** A new block from header fields and a body (the chain fills roots; the caller sealing rules). */
   createBlock(header: HeaderData, transactions: TypedTransaction[], withdrawals?: Withdrawal[]): Block;
   /**

@@ -25,6 +25,10 @@ export class ChainStore {
   /** Weighed by transactions (an empty block counts as one). */
   private readonly blockCache = new LruCache<string, Block>(BLOCK_CACHE_LIMITS, (block) => Math.max(1, block.transactions.length));
   private readonly receiptCache = new LruCache<string, StoredReceipt[]>(BLOCK_CACHE_LIMITS, (receipts) => Math.max(1, receipts.length));
+  /** Canonical hashes by number as read (eth_getLogs ranges, blocks by number ask again and again). */
+  private readonly canonicalCache = new LruCache<bigint, Uint8Array>({ entries: 4096, weight: 4096 });
+  /** Moves on when the canonical index changes: a read that began before is not kept. */
+  private canonicalGeneration = 0;
 
   constructor(
     private readonly kv: KvStore,
@@ -47,7 +51,21 @@ export class ChainStore {
 
   async getCanonicalHash(blockNumber: bigint): Promise<Uint8Array | undefined> {
     if (blockNumber < 0n) return undefined;
-    return this.kv.get(canonicalKey(blockNumber));
+    const cached = this.canonicalCache.get(blockNumber);
+    if (cached !== undefined) return cached;
+    const generation = this.canonicalGeneration;
+    const hash = await this.kv.get(canonicalKey(blockNumber));
+    if (hash !== undefined && generation === this.canonicalGeneration) this.canonicalCache.set(blockNumber, hash);
+    return hash;
+  }
+
+  /**
+   * The canonical index was rewritten (a re-org, once its batch is written): what was read of it is
+   * forgotten. A number newly made canonical on top needs nothing: it was never read as present.
+   */
+  canonicalIndexMoved(): void {
+    this.canonicalGeneration++;
+    this.canonicalCache.clear();
   }
 
   async getBlock(hash: Uint8Array): Promise<Block | undefined> {
@@ -142,9 +160,9 @@ export class ChainStore {
    * difficulty, receipts (its state goes in the same batch) — but off the canonical index: a block of a
    * side branch, or the first half of storing a canonical one.
    */
-  storedBlockOps(block: Block, hash: Uint8Array, receipts: StoredReceipt[], totalDifficulty: bigint): KvOp[] {
+  storedBlockOps(block: Block, hash: Uint8Array, receipts: StoredReceipt[], totalDifficulty: bigint, rlp = block.serialize()): KvOp[] {
     return [
-      { type: 'put', key: prefixed(Prefix.block, hash), value: block.serialize() },
+      { type: 'put', key: prefixed(Prefix.block, hash), value: rlp },
       { type: 'put', key: prefixed(Prefix.totalDifficulty, hash), value: bigIntToUnpaddedBytes(totalDifficulty) },
       { type: 'put', key: prefixed(Prefix.receipts, hash), value: encodeReceipts(receipts) },
     ];
@@ -167,8 +185,8 @@ export class ChainStore {
    * The operations that store a block as the new canonical head. The head pointer comes last, so that
    * a batch is either wholly applied or the old head still stands with all its data.
    */
-  blockOps(block: Block, hash: Uint8Array, receipts: StoredReceipt[], totalDifficulty: bigint): KvOp[] {
-    return [...this.storedBlockOps(block, hash, receipts, totalDifficulty), ...this.canonicalOps(block, hash), this.headOp(hash)];
+  blockOps(block: Block, hash: Uint8Array, receipts: StoredReceipt[], totalDifficulty: bigint, rlp?: Uint8Array): KvOp[] {
+    return [...this.storedBlockOps(block, hash, receipts, totalDifficulty, rlp), ...this.canonicalOps(block, hash), this.headOp(hash)];
   }
 
   /** Takes a transaction's lookup away (its block left the canonical chain). */

@@ -1,8 +1,7 @@
 import type { Block, HeaderData } from '@ethereumjs/block';
-import { genTransactionsTrieRoot } from '@ethereumjs/block';
 import { createMPT } from '@ethereumjs/mpt';
-import { RLP } from '@ethereumjs/rlp';
-import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
+import type { StateManagerInterface } from '@ethereumjs/common';
+import { CODEHASH_PREFIX, Caches, MerkleStateManager } from '@ethereumjs/statemanager';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { createTxFromRLP, isBlob4844Tx } from '@ethereumjs/tx';
 import {
@@ -10,6 +9,8 @@ import {
   bigIntToBytes,
   type Address,
   bytesToHex,
+  bytesToUnprefixedHex,
+  concatBytes,
   equalsBytes,
 } from '@ethereumjs/util';
 import { EVMError } from '@ethereumjs/evm';
@@ -28,10 +29,14 @@ import { ScratchState, adoptSenders, bodyDigest, canReuse, recoverSenders } from
 import type { BlockValidation, ExecutedBlock } from './block-validation.js';
 import { InvalidBlockError, OMMER_WINDOW, firstLine, validateBody, validateHeader } from './import-rules.js';
 import type { ChainImportRules, ImportRuleOptions } from './import-rules.js';
-import { BoundedStateCaches, StateDb } from './state-db.js';
+import { BoundedStateCaches, StateDb, YieldingStateDb } from './state-db.js';
+import { ReadState } from './read-state.js';
+import { cacheJumpAnalysis, fastEipLookup } from './evm-tuning.js';
 import { collectRequests, runPreTransactionSystemCalls } from './system-calls.js';
 import { schemaVersionMismatch } from './storage-schema.js';
 import { txCommonFor } from '../shared/ethereum/tx-common.js';
+import { orderedTrieRoot } from '../shared/ethereum/ordered-trie.js';
+import { encodeBlock, transactionItems } from './block-encoding.js';
 import { effectiveGasPrice } from '../shared/ethereum/fees.js';
 import type { StoredReceipt } from '../shared/ethereum/chain-records.js';
 
@@ -55,6 +60,10 @@ const BUILD_STATE_CACHE_ENTRIES = 50_000;
 
 export interface BuiltBlock {
   block: Block;
+  /** `block.serialize()`, made from the transactions' bytes. */
+  rlp: Uint8Array;
+  /** The transactions' block-body items (block-encoding.ts), to encode the block again once sealed. */
+  txItems: Uint8Array[];
   /** The header fields the block was made from, so sealing can remake it with new extraData. */
   headerData: HeaderData;
   hash: Uint8Array;
@@ -76,9 +85,9 @@ export class Chain {
   private headBlock!: Block;
   /** Serialises every operation that moves the head or touches the building state. */
   private writeLock: Promise<unknown> = Promise.resolve();
-  /** Serialises reads that move the read state manager's root. */
+  /** Serialises reads that move the read state managers' roots. */
   private readLock: Promise<unknown> = Promise.resolve();
-  private readRoot: Uint8Array = new Uint8Array();
+  private trieReadRoot: Uint8Array = new Uint8Array();
   /** Where proposed blocks are executed without being stored; opened on first use. */
   private scratch: Promise<ScratchState> | undefined;
   /** The last block validateBlock executed, which importBlock may store without executing it again. */
@@ -94,7 +103,9 @@ export class Chain {
     private readonly buildVm: VM,
     private readonly buildCaches: BoundedStateCaches,
     /** Reads and simulations (eth_call, eth_estimateGas) run here, never on the building state. */
-    readonly readVm: VM,
+    private readonly readVm: VM,
+    /** Reads and simulations that need the trie itself or state roots of simulated writes run here. */
+    private readonly trieReadVm: VM,
     /** Makes a VM over a state database the way every VM of this chain is made. */
     private readonly newVm: (db: StateDb) => Promise<VM>,
     /** The KZG check of the point-evaluation precompile, in its own thread (see kzg-point-evaluation.ts). */
@@ -103,22 +114,28 @@ export class Chain {
   ) {}
 
   static async open(location: string, spec: ChainSpec, options: ChainOptions = {}): Promise<Chain> {
+    await cacheJumpAnalysis();
     const kv = await KvStore.open(location);
     const kzgVerifier = new KzgVerifierPool();
     try {
       const store = new ChainStore(kv, (rlp) => spec.decodeBlock(rlp));
       const stateDb = new StateDb(kv);
-      const newVm = async (db: StateDb, caches = new Caches()): Promise<VM> => {
+      const vmOver = async (stateManager: StateManagerInterface): Promise<VM> => {
         // Each VM its own lookup: BLOCKHASH follows the branch of the block that VM executes.
         const blockchain = new BlockHashLookup(store);
-        const vm = await createVM({ common: spec.common.copy(), stateManager: await openState(db, caches), blockchain });
+        const vm = await createVM({ common: spec.common.copy(), stateManager, blockchain });
+        fastEipLookup(vm.common);
+        if (vm.evm.common !== vm.common) fastEipLookup(vm.evm.common);
         installPointEvaluation(vm.evm, kzgVerifier.verify);
         return vm;
       };
+      const newVm = async (db: StateDb, caches = new Caches()): Promise<VM> => vmOver(await openState(new YieldingStateDb(db), caches));
       const buildCaches = new BoundedStateCaches(new Caches(), BUILD_STATE_CACHE_ENTRIES);
       const buildVm = await newVm(stateDb, buildCaches.caches);
-      const readVm = await newVm(stateDb);
-      const chain = new Chain(spec, kv, store, stateDb, buildVm, buildCaches, readVm, newVm, kzgVerifier, options);
+      const readState = new ReadState(await openState(stateDb), (codeHash) => stateDb.get(bytesToUnprefixedHex(concatBytes(CODEHASH_PREFIX, codeHash))));
+      const readVm = await vmOver(readState);
+      const trieReadVm = await newVm(stateDb);
+      const chain = new Chain(spec, kv, store, stateDb, buildVm, buildCaches, readVm, trieReadVm, newVm, kzgVerifier, options);
       await chain.initialise(location);
       return chain;
     } catch (err) {
@@ -168,11 +185,15 @@ export class Chain {
    * build (the QBFT hash leaves seals out), only its sealed extraData is new and the execution is
    * reused; otherwise it is executed in full.
    */
-  importCommitted(block: Block): Promise<NewHeadEvent> {
+  importCommitted(rlp: Uint8Array): Promise<NewHeadEvent> {
     return this.exclusive(async () => {
-      if (this.built && equalsBytes(this.built.hash, block.hash())) return this.importBuiltUnlocked(this.built, block.header.extraData);
-      if (this.built) await this.dropBuilt();
-      return this.importUnlocked(block);
+      if (this.built) {
+        // Our own block comes back with its seals: its header is all that needs decoding.
+        const header = this.spec.decodeHeaderOfBlock(rlp);
+        if (equalsBytes(this.built.hash, header.hash())) return this.importBuiltUnlocked(this.built, header.extraData);
+        await this.dropBuilt();
+      }
+      return this.importUnlocked(this.spec.decodeBlock(rlp));
     });
   }
 
@@ -187,7 +208,7 @@ export class Chain {
     if (!equalsBytes(built.block.header.parentHash, this.head.hash)) throw new Error('built block no longer extends the head');
     const header: HeaderData = { ...built.headerData, extraData: sealedExtraData };
     const sealed = this.spec.createBlock(header, [...built.block.transactions], built.block.withdrawals);
-    const event = await this.storeAsHead(sealed, built.receipts);
+    const event = await this.storeAsHead(sealed, built.receipts, undefined, encodeBlock(sealed, built.txItems));
     // Building flushed every write into the stored batch: nothing in the caches is unwritten now.
     this.buildCaches.trim();
     return event;
@@ -296,6 +317,7 @@ export class Chain {
     for (const { block, hash: addedHash } of added) ops.push(...this.store.canonicalOps(block, addedHash));
     ops.push(this.store.headOp(hash));
     await this.kv.write(ops, { sync: this.syncEachBlock });
+    this.store.canonicalIndexMoved();
     this.store.rememberWritten(tip, hash, receipts);
     this.setHead(tip, hash, totalDifficulty);
 
@@ -404,17 +426,33 @@ export class Chain {
   }
 
   /**
-   * Runs `fn` with the read VM's state at `stateRoot`. Reads are serialised because moving the root
-   * of the shared read state manager under a concurrent read would mix two states.
+   * Runs `fn` with the read VM's state at `stateRoot` (a `ReadState`: what it reads stays cached until
+   * the root moves; writes are simulated and vanish). Reads are serialised because moving the root
+   * of the shared read state under a concurrent read would mix two states.
    */
   withStateAt<T>(stateRoot: Uint8Array, fn: (vm: VM) => Promise<T>): Promise<T> {
-    const run = async (): Promise<T> => {
-      if (!equalsBytes(this.readRoot, stateRoot)) {
-        await this.readVm.stateManager.setStateRoot(stateRoot, true);
-        this.readRoot = stateRoot;
-      }
+    return this.serialisedRead(async () => {
+      // setStateRoot also forgets whatever a previous simulation left written.
+      await this.readVm.stateManager.setStateRoot(stateRoot);
       return fn(this.readVm);
-    };
+    });
+  }
+
+  /**
+   * `withStateAt` on a trie-backed state manager (ethereumjs' MerkleStateManager): for what needs the
+   * trie (proofs) or the state root of simulated writes (eth_simulateV1, pre-Byzantium receipts).
+   */
+  withTrieStateAt<T>(stateRoot: Uint8Array, fn: (vm: VM) => Promise<T>): Promise<T> {
+    return this.serialisedRead(async () => {
+      if (!equalsBytes(this.trieReadRoot, stateRoot)) {
+        await this.trieReadVm.stateManager.setStateRoot(stateRoot, true);
+        this.trieReadRoot = stateRoot;
+      }
+      return fn(this.trieReadVm);
+    });
+  }
+
+  private serialisedRead<T>(run: () => Promise<T>): Promise<T> {
     const next = this.readLock.then(run, run);
     this.readLock = next.catch(() => undefined);
     return next;
@@ -543,6 +581,7 @@ export class Chain {
       });
 
       const included: TypedTransaction[] = [];
+      const includedBytes: Uint8Array[] = [];
       /** Execution results of the included transactions: the EIP-6110 deposits are read from their logs. */
       const results: TxExecution[] = [];
       const receipts: StoredReceipt[] = [];
@@ -582,8 +621,10 @@ export class Chain {
           blockedSenders.add(senderKey());
           continue;
         }
-        // The pool recovered and checked this signature already; trusting it skips a second recovery.
-        (tx.cache as { senderPubKey?: Uint8Array }).senderPubKey = candidate.senderPublicKey;
+        // The pool recovered and checked this signature, and hashed the bytes, already: trusting both
+        // skips a second recovery and a re-serialisation and keccak per transaction.
+        (tx.cache as { senderPubKey?: Uint8Array; hash?: Uint8Array }).senderPubKey = candidate.senderPublicKey;
+        (tx.cache as { senderPubKey?: Uint8Array; hash?: Uint8Array }).hash = candidate.hash;
         const txBlobGas = isBlob4844Tx(tx) ? BigInt(tx.blobVersionedHashes.length) * blobGasPerBlob : 0n;
         const txBytes = candidate.raw.length;
         if (
@@ -620,6 +661,7 @@ export class Chain {
         );
         bloom.or(result.bloom);
         included.push(tx);
+        includedBytes.push(candidate.raw);
       }
       await this.spec.blockRewards?.finalizeBlockState(vm.stateManager, { number: parent.number + 1n, timestamp: req.timestamp, coinbase: req.coinbase });
       const requestsHash = common.isActivatedEIP(7685) ? (await collectRequests(vm, results, blockGasLimit)).requestsHash : undefined;
@@ -630,15 +672,16 @@ export class Chain {
       const builtHeader: HeaderData = {
         ...headerData,
         stateRoot,
-        transactionsTrie: await genTransactionsTrieRoot(included),
-        receiptTrie: await receiptsRoot(consensusReceipts),
+        transactionsTrie: orderedTrieRoot(includedBytes),
+        receiptTrie: orderedTrieRoot(consensusReceipts),
         logsBloom: bloom.bitvector,
         gasUsed,
         ...(common.isActivatedEIP(4844) ? { blobGasUsed } : {}),
         ...(requestsHash !== undefined ? { requestsHash } : {}),
       };
       const block = this.spec.createBlock(builtHeader, included, common.isActivatedEIP(4895) ? [] : undefined);
-      return { block, headerData: builtHeader, hash: block.hash(), receipts, rejected };
+      const txItems = transactionItems(includedBytes);
+      return { block, rlp: encodeBlock(block, txItems), txItems, headerData: builtHeader, hash: block.hash(), receipts, rejected };
     } catch (err) {
       // Writes still in the open checkpoint must not reach the trie when the state is reset.
       if (checkpointOpen) await vm.evm.journal.revert();
@@ -647,11 +690,11 @@ export class Chain {
     }
   }
 
-  /** `stateOps`: the block's state writes, by default those the building state staged. */
-  private async storeAsHead(block: Block, receipts: StoredReceipt[], stateOps: KvOp[] = this.stateDb.drainStaged()): Promise<NewHeadEvent> {
+  /** `stateOps`: the block's state writes, by default those the building state staged; `rlp`: the block's encoding when known. */
+  private async storeAsHead(block: Block, receipts: StoredReceipt[], stateOps: KvOp[] = this.stateDb.drainStaged(), rlp?: Uint8Array): Promise<NewHeadEvent> {
     const hash = block.hash();
     const td = this.head.totalDifficulty + block.header.difficulty;
-    const ops = [...stateOps, ...this.store.blockOps(block, hash, receipts, td)];
+    const ops = [...stateOps, ...this.store.blockOps(block, hash, receipts, td, rlp)];
     // The block becomes the head — for the head view, pool, consensus, peers and receipt readers — only once this returns.
     await this.kv.write(ops, { sync: this.syncEachBlock });
     this.store.rememberWritten(block, hash, receipts);
@@ -676,17 +719,11 @@ export class Chain {
   }
 }
 
-async function openState(stateDb: StateDb, caches: Caches): Promise<MerkleStateManager> {
+async function openState(stateDb: StateDb | YieldingStateDb, caches?: Caches): Promise<MerkleStateManager> {
   const trie = await createMPT({ db: stateDb, useKeyHashing: true, valueEncoding: 'view' });
   return new MerkleStateManager({ trie, caches });
 }
 
-/** The receipts trie root of consensus-encoded receipts. */
-export async function receiptsRoot(encoded: Uint8Array[]): Promise<Uint8Array> {
-  const trie = await createMPT();
-  for (let i = 0; i < encoded.length; i++) await trie.put(RLP.encode(i), encoded[i]!);
-  return trie.root();
-}
 
 type TxExecution = Awaited<ReturnType<typeof runTx>>;
 

@@ -10,6 +10,7 @@
 import type { Block, BlockHeader } from '@ethereumjs/block';
 import { isBlob4844Tx } from '@ethereumjs/tx';
 import { KECCAK256_RLP_ARRAY, bytesToHex, equalsBytes } from '@ethereumjs/util';
+import { orderedTrieRoot } from '../shared/ethereum/ordered-trie.js';
 import type { Genesis } from '../shared/ethereum/genesis.js';
 import type { Chain } from './chain.js';
 import type { SealedBlockCheck } from './block-validation-qbft.js';
@@ -165,7 +166,9 @@ export async function validateBody(block: Block, options: ImportRuleOptions): Pr
     const errors = tx.getValidationErrors();
     if (errors.length > 0) fail(`transaction ${index} is invalid: ${errors.join(', ')}`);
   }
-  if (!(await block.transactionsTrieIsValid())) fail('transactions root does not match the transactions');
+  if (!equalsBytes(orderedTrieRoot(block.transactions.map((tx) => tx.serialize())), header.transactionsTrie)) {
+    fail('transactions root does not match the transactions');
+  }
   if (!block.uncleHashIsValid()) fail('ommers hash does not match the ommers');
   validateOmmers(block, options.recentAncestors);
   if (header.common.isActivatedEIP(4895)) {

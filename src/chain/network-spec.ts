@@ -1,5 +1,6 @@
 import type { Block, HeaderData } from '@ethereumjs/block';
-import { Block as BlockClass, createBlockHeader } from '@ethereumjs/block';
+import { Block as BlockClass, createBlockHeader, createBlockHeaderFromBytesArray } from '@ethereumjs/block';
+import { RLP } from '@ethereumjs/rlp';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import type { Withdrawal } from '@ethereumjs/util';
 import type { ChainSpec } from './chain-spec.js';
@@ -7,7 +8,7 @@ import { blockFromRlp } from '../shared/ethereum/block-decode.js';
 import { buildGenesis, genesisBlock, writeGenesisState } from '../shared/ethereum/common.js';
 import { parseGenesisJson } from '../shared/ethereum/genesis.js';
 import { MergeTransition, mergeTotalDifficulty } from '../shared/ethereum/merge-transition.js';
-import { createQbftHeader, qbftBlockFromRlp } from '../shared/qbft/block-hash.js';
+import { createQbftHeader, qbftBlockFromRlp, qbftHeaderFromValues } from '../shared/qbft/block-hash.js';
 import { qbftBlockRewardRules } from './qbft-block-rewards.js';
 import { QbftSchedule } from '../shared/qbft/schedule.js';
 
@@ -34,6 +35,12 @@ export async function chainSpecFromGenesis(genesisJson: string, networkId?: bigi
     decodeBlock: qbft
       ? (rlp) => qbftBlockFromRlp(rlp, common)
       : (rlp) => blockFromRlp(rlp, { common, setHardfork: true, skipConsensusFormatValidation: true }),
+    decodeHeaderOfBlock: (rlp) => {
+      const values = RLP.decode(rlp);
+      if (!Array.isArray(values) || !Array.isArray(values[0])) throw new Error('invalid block encoding: not a list starting with a header');
+      const fields = values[0] as Uint8Array[];
+      return qbft ? qbftHeaderFromValues(fields, common) : createBlockHeaderFromBytesArray(fields, { common, setHardfork: true, skipConsensusFormatValidation: true });
+    },
     createBlock: (headerData: HeaderData, transactions: TypedTransaction[], withdrawals?: Withdrawal[]): Block => {
       const opts = { common, setHardfork: true, skipConsensusFormatValidation: true } as const;
       const header = qbft ? createQbftHeader(headerData, opts) : createBlockHeader(headerData, opts);

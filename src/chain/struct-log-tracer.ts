@@ -104,7 +104,8 @@ export async function withStepListener<T>(vm: VM, onStep: StructLogCollector['on
  * long block trace never holds them up for more than one transaction.
  */
 async function traceBlockTransactions(chain: Chain, block: Block, parentStateRoot: Uint8Array, options: TraceOptions, traced?: number): Promise<Json[]> {
-  return chain.withStateAt(parentStateRoot, async (vm) => {
+  // On the trie-backed state: pre-Byzantium receipts need state roots between transactions.
+  return chain.withTrieStateAt(parentStateRoot, async (vm) => {
     vm.common.setHardforkBy({ blockNumber: block.header.number, timestamp: block.header.timestamp });
     await vm.evm.journal.checkpoint();
     const traces: Json[] = [];

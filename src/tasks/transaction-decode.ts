@@ -160,7 +160,10 @@ interface ParsedTx {
   /** The list the hash and signing hash are computed over (the tx payload, without a blob wrapper). */
   hashedEncoding: Uint8Array;
   hasBlobWrapper: boolean;
-  /** The network wrapper's sidecar: [blobs, commitments, proofs] (version 0 wrappers only). */
+  /**
+   * The network wrapper's sidecar: its version (0: EIP-4844, one proof per blob; 1: EIP-7594, the
+   * proofs of each blob's 128 cells), blobs, commitments and proofs.
+   */
   sidecar?: { version: number; blobs: Uint8Array[]; commitments: Uint8Array[]; proofs: Uint8Array[] };
 }
 
@@ -178,14 +181,16 @@ function parseEnvelope(raw: Uint8Array): ParsedTx {
   if (first < 1 || first > 4) throw undecodable(`unknown transaction type ${first}`);
   const type = first as TxType;
   if (type !== 3) return { type, values: decoded, hashedEncoding: raw, hasBlobWrapper: false };
-  // A blob transaction is pooled with its network wrapper [tx, (version,) blobs, commitments, proofs];
-  // the bare form is only valid inside blocks, so Besu rejects it as undecodable here.
+  // A blob transaction is pooled with its network wrapper: [tx, blobs, commitments, proofs] (version 0)
+  // or [tx, version, blobs, commitments, cell proofs] (EIP-7594); the bare form is only valid inside
+  // blocks, so Besu rejects it as undecodable here.
   if (!Array.isArray(decoded[0])) throw undecodable('blob transaction without network wrapper');
   if (decoded.length !== 4 && decoded.length !== 5) throw undecodable('blob network wrapper length');
   const body = decoded[0];
   const hashedEncoding = new Uint8Array([3, ...RLP.encode(body as Uint8Array[])]);
   const parts = decoded.length === 5 ? decoded.slice(2) : decoded.slice(1);
-  const version = decoded.length === 5 && decoded[1] instanceof Uint8Array ? Number(bytesToBigInt(decoded[1])) : 0;
+  // A version that is not a byte string reads as one no fork accepts.
+  const version = decoded.length === 4 ? 0 : decoded[1] instanceof Uint8Array ? Number(bytesToBigInt(decoded[1])) : -1;
   if (!parts.every((part) => Array.isArray(part) && part.every((item) => item instanceof Uint8Array))) {
     throw undecodable('blob network wrapper parts');
   }
@@ -315,9 +320,9 @@ export function decodeRawTransaction(raw: Uint8Array, rules: TxRules, kzg?: Blob
 
   if (!rules.allowedTypes.includes(type)) throw new RpcError(RpcErrors.INVALID_TRANSACTION_TYPE);
   if (authorizationList !== undefined) checkAuthorizations(authorizationList);
-  if (parsed.sidecar) verifyBlobSidecar(parsed.sidecar, blobVersionedHashes ?? [], kzg);
-
   const common = commonFor(rules.chainId, rules.hardfork);
+  if (parsed.sidecar) verifyBlobSidecar(parsed.sidecar, blobVersionedHashes ?? [], common.isActivatedEIP(7594) ? 1 : 0, kzg);
+
   if (common.isActivatedEIP(7825) && gasLimit > common.param('maxTransactionGasLimit')) {
     throw new RpcError(RpcErrors.TX_GAS_LIMIT_CAP_EXCEEDED);
   }
@@ -383,18 +388,28 @@ function checkAuthorizations(list: AuthorizationEntry[]): void {
 /** The part of a KZG library the pool needs: checking blobs against their commitments and proofs. */
 export interface BlobVerifier {
   verifyBlobProofBatch(blobs: string[], commitments: string[], proofs: string[]): boolean;
+  /** EIP-7594: the 128 cells of a blob's extension, whose proofs a version 1 wrapper carries. */
+  computeCells(blob: string): string[];
+  verifyCellKzgProofBatch(commitments: string[], cellIndices: number[], cells: string[], proofs: string[]): boolean;
 }
+
+/** Cells per extended blob (EIP-7594). */
+const CELLS_PER_BLOB = 128;
 
 /**
  * A pooled blob transaction carries its blobs: each must match its versioned hash (0x01 ‖ sha256 of
- * the commitment, minus its first byte) and its KZG proof. Without a KZG library nothing is admitted.
+ * the commitment, minus its first byte) and its proofs. The wrapper version must be the one the fork
+ * takes, as in Besu: version 0 (a KZG proof per blob) before Osaka, version 1 (EIP-7594: a proof per
+ * cell of the extended blob) from Osaka on; the other is refused like a blob that fails its proof.
+ * Without a KZG library nothing is admitted.
  */
-function verifyBlobSidecar(sidecar: NonNullable<ParsedTx['sidecar']>, versionedHashes: RlpValue[], kzg: BlobVerifier | undefined): void {
+function verifyBlobSidecar(sidecar: NonNullable<ParsedTx['sidecar']>, versionedHashes: RlpValue[], acceptedVersion: number, kzg: BlobVerifier | undefined): void {
   const { version, blobs, commitments, proofs } = sidecar;
   const fail = () => new RpcError(RpcErrors.BLOB_KZG_VALIDATION_FAILED);
-  if (version !== 0 || kzg === undefined) throw fail();
+  if (version !== acceptedVersion || kzg === undefined) throw fail();
   const count = versionedHashes.length;
-  if (count === 0 || blobs.length !== count || commitments.length !== count || proofs.length !== count) throw fail();
+  const proofsPerBlob = version === 1 ? CELLS_PER_BLOB : 1;
+  if (count === 0 || blobs.length !== count || commitments.length !== count || proofs.length !== count * proofsPerBlob) throw fail();
   for (let i = 0; i < count; i++) {
     const hash = versionedHashes[i] as Uint8Array;
     const expected = sha256(commitments[i]!);
@@ -402,5 +417,20 @@ function verifyBlobSidecar(sidecar: NonNullable<ParsedTx['sidecar']>, versionedH
     if (!(hash instanceof Uint8Array) || Buffer.compare(Buffer.from(hash), Buffer.from(expected)) !== 0) throw fail();
   }
   const hex = (b: Uint8Array) => `0x${Buffer.from(b).toString('hex')}`;
-  if (!kzg.verifyBlobProofBatch(blobs.map(hex), commitments.map(hex), proofs.map(hex))) throw fail();
+  let valid: boolean;
+  try {
+    if (version === 0) {
+      valid = kzg.verifyBlobProofBatch(blobs.map(hex), commitments.map(hex), proofs.map(hex));
+    } else {
+      // Every cell of every blob, with its blob's commitment and its index within the blob.
+      const cells = blobs.flatMap((blob) => kzg.computeCells(hex(blob)));
+      const cellCommitments = commitments.flatMap((commitment) => Array<string>(CELLS_PER_BLOB).fill(hex(commitment)));
+      const indices = blobs.flatMap(() => Array.from({ length: CELLS_PER_BLOB }, (_, i) => i));
+      valid = kzg.verifyCellKzgProofBatch(cellCommitments, indices, cells, proofs.map(hex));
+    }
+  } catch {
+    // kzg-wasm throws on malformed input (a blob of the wrong size, a point not on the curve).
+    valid = false;
+  }
+  if (!valid) throw fail();
 }

@@ -14,13 +14,17 @@ import type { TransportCounters } from '../shared/shared-memory/transport-counte
 import type { HealthSnapshot } from './http-policy.js';
 import type { RpcCaller } from './jsonrpc.js';
 import type { GraphqlService } from './graphql/execute.js';
-import type { StreamSession } from './stream-session.js';
+import type { OpenSession } from './stream-sessions.js';
+import type { LoginAnswer } from './auth/login.js';
+import type { ServiceAuthentication } from './auth/service-authentication.js';
 
 export interface HttpServerConfig extends HttpListenConfig {
   /** Executes one method call (see `createMethodCaller`). */
   call: RpcCaller;
   /** Node state `/readiness` is decided from; read on each health request. */
   health(): HealthSnapshot;
+  /** `--rpc-http-authentication-enabled`: tokens on `POST /`, and `/login` in credentials mode. */
+  authentication?: ServiceAuthentication;
 }
 
 export interface HttpServerHandle {
@@ -30,8 +34,13 @@ export interface HttpServerHandle {
 
 export interface WsServerConfig extends WsListenConfig {
   counters: TransportCounters;
-  /** A new connection: the session that answers its messages, writing through `write`. */
-  openSession(write: (text: string) => void): StreamSession;
+  /**
+   * A new connection: the session that answers its messages, writing through `write`, with the
+   * Authorization header of its upgrade request (§6.5: the only place a WebSocket client gives a token).
+   */
+  openSession: OpenSession;
+  /** With `--rpc-ws-authentication-enabled`: the service's `POST /login` (§8.4), given the request body. */
+  login?: (body: string) => Promise<LoginAnswer>;
   /** Overrides SEND_BUFFER_LIMIT (tests). */
   sendBufferLimit?: number;
 }

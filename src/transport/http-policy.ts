@@ -4,46 +4,15 @@
  * them in Besu's router order for every route of every transport.
  */
 import { STATUS_CODES } from 'node:http';
+import { createHostAllowlist } from '../shared/util/host-allowlist.js';
 import { prettyJson } from './jsonrpc.js';
 
 // ---------------------------------------------------------------------------------------------
 // Host allow-list (DNS-rebinding protection)
 // ---------------------------------------------------------------------------------------------
 
-/**
- * The hostname of a Host header, port stripped; undefined when malformed. `[v6]:port` keeps the
- * brackets; `host:port` needs a 1–5 digit port; more than one colon outside brackets is malformed.
- */
-export function hostnameOfHostHeader(header: string): string | undefined {
-  if (header.startsWith('[')) {
-    const close = header.indexOf(']');
-    if (close < 0) return undefined;
-    const rest = header.slice(close + 1);
-    if (rest !== '' && !/^:\d{1,5}$/.test(rest)) return undefined;
-    return header.slice(0, close + 1);
-  }
-  const pieces = header.split(':');
-  if (pieces.length > 2) return undefined;
-  if (pieces.length === 2 && !/^\d{1,5}$/.test(pieces[1]!)) return undefined;
-  return pieces[0];
-}
-
-/**
- * `--host-allowlist` check: `*` (or `all`) accepts anything, otherwise the Host header's hostname must
- * equal an entry case-insensitively (exact match; an IPv6 entry may be written with or without
- * brackets). A missing Host header is rejected.
- */
-export function createHostAllowlist(entries: readonly string[]): (hostHeader: string | undefined) => boolean {
-  if (entries.some((entry) => entry === '*' || entry.toLowerCase() === 'all')) return () => true;
-  const allowed = new Set(entries.filter((entry) => entry.toLowerCase() !== 'none').map((entry) => entry.toLowerCase()));
-  return (hostHeader) => {
-    if (hostHeader === undefined) return false;
-    const hostname = hostnameOfHostHeader(hostHeader)?.toLowerCase();
-    if (hostname === undefined) return false;
-    if (allowed.has(hostname)) return true;
-    return hostname.startsWith('[') && allowed.has(hostname.slice(1, -1));
-  };
-}
+// The check itself is shared with the supervisor's metrics port.
+export { createHostAllowlist, hostnameOfHostHeader } from '../shared/util/host-allowlist.js';
 
 export const HOST_REJECTED_BODY = '{"message":"Host not authorized."}';
 
@@ -351,13 +320,17 @@ export interface WsPortRequestFacts {
   method: string;
   path: string;
   host: string | undefined;
+  contentLength: string | undefined;
 }
 
 export interface WsPortPolicy {
   /** The answer refusing a WebSocket handshake, or undefined to upgrade it (on any path). */
   upgrade(host: string | undefined): HttpAnswer | undefined;
-  /** The answer to a plain HTTP request, which the WebSocket port never serves. */
-  request(request: WsPortRequestFacts): HttpAnswer;
+  /**
+   * The answer to a plain HTTP request: the WebSocket port serves none but `POST /login`, which it
+   * passes on (to be answered by the service's login) when `loginServed`.
+   */
+  request(request: WsPortRequestFacts): HttpAnswer | HttpProceed;
 }
 
 const UPGRADE_HOST_REJECTED = answer(403);
@@ -365,16 +338,22 @@ const NOT_A_WEBSOCKET = answer(400, { body: WS_PORT_HTTP_BODY });
 
 /**
  * Besu's WebSocket service: a handshake from a host not allowed is rejected 403 (no body), a plain
- * request 403 with the JSON body of the HTTP port; `POST /login` answers as on the HTTP port without
- * authentication, any other plain request 400.
+ * request 403 with the JSON body of the HTTP port; `POST /login` answers as on the HTTP port (400
+ * "Authentication not enabled" without authentication), any other plain request 400. A login body
+ * declared longer than `maxLoginBodyLength` is refused 413 (Besu sets no limit there).
  */
-export function createWsPortPolicy(cfg: Pick<HttpPolicyConfig, 'hostAllowlist'>): WsPortPolicy {
+export function createWsPortPolicy(
+  cfg: Pick<HttpPolicyConfig, 'hostAllowlist'> & { loginServed: boolean; maxLoginBodyLength: number },
+): WsPortPolicy {
   const hostAllowed = createHostAllowlist(cfg.hostAllowlist);
   return {
     upgrade: (host) => (hostAllowed(host) ? undefined : UPGRADE_HOST_REJECTED),
     request: (request) => {
       if (!hostAllowed(request.host)) return HOST_REJECTED;
-      return resolveRoute(request.method, request.path) === 'login' ? AUTHENTICATION_NOT_ENABLED : NOT_A_WEBSOCKET;
+      if (resolveRoute(request.method, request.path) !== 'login') return NOT_A_WEBSOCKET;
+      if (!cfg.loginServed) return AUTHENTICATION_NOT_ENABLED;
+      if (Number(request.contentLength || 0) > cfg.maxLoginBodyLength) return TOO_LARGE;
+      return PROCEED_WITHOUT_CORS.get('login')!;
     },
   };
 }

@@ -15,6 +15,8 @@ import type { HttpServerConfig, HttpServerHandle } from './engine.js';
 import { Logger } from '../shared/util/log.js';
 import { createHttpPolicy, plainRouteAnswer, type HttpAnswer, type HttpHeaders } from './http-policy.js';
 import { serveJsonRpc } from './jsonrpc-route.js';
+import { authenticatedJsonRpc } from './auth/authenticated-json-rpc.js';
+import { LOGIN_NOT_ENABLED } from './auth/login.js';
 
 const log = new Logger('JsonRpcHttp');
 
@@ -44,8 +46,13 @@ export async function startHttpServer(cfg: HttpServerConfig): Promise<HttpServer
       sendAnswer(response, verdict);
       return;
     }
+    if (verdict.route === 'login') {
+      writeHeaders(response, verdict.headers);
+      await serveLogin(request, response, cfg);
+      return;
+    }
     // POST / is served by the route on the uWS app itself (jsonrpc-route.ts), which uWS ranks above
-    // this catch-all: every request that gets here has a plain answer.
+    // this catch-all: every other request that gets here has a plain answer.
     sendAnswer(response, plainRouteAnswer(verdict, cfg.health, request.path_query));
   };
 
@@ -55,7 +62,14 @@ export async function startHttpServer(cfg: HttpServerConfig): Promise<HttpServer
     response.atomic(() => response.status(500).send());
   });
   server.any('/*', handle);
-  const jsonRpcRoute = serveJsonRpc(server.uws_instance, { policy, maxRequestContentLength: cfg.maxRequestContentLength, timeoutMs, rpc });
+  const authenticated = cfg.authentication === undefined ? undefined : authenticatedJsonRpc(rpc, cfg.authentication.authenticator);
+  const jsonRpcRoute = serveJsonRpc(server.uws_instance, {
+    policy,
+    maxRequestContentLength: cfg.maxRequestContentLength,
+    timeoutMs,
+    rpc,
+    ...(authenticated === undefined ? {} : { authenticated }),
+  });
   const listenSocket = await listenUnix(server, cfg.socketPath);
   return {
     close: async () => {
@@ -76,6 +90,22 @@ function listenUnix(server: Server, path: string): Promise<us_listen_socket> {
       if (listenSocket) resolve(listenSocket);
       else reject(new Error(`Failed to listen on ${path}`));
     }, path);
+  });
+}
+
+/**
+ * `POST /login` (§8.4), answered by the service's login. The policy has refused a declared length over the
+ * limit; hyper-express reads bodies of a declared length only, so a chunked login body reads as empty
+ * (answered 400, username and password required).
+ */
+async function serveLogin(request: Request, response: Response, cfg: HttpServerConfig): Promise<void> {
+  const answer = cfg.authentication === undefined ? LOGIN_NOT_ENABLED : await cfg.authentication.login(await request.text());
+  if (response.completed) return;
+  // Corked: written from a later turn of the event loop (after the login pool answered), an uncorked
+  // status line sometimes lost its reason phrase.
+  response.atomic(() => {
+    if (answer.contentType !== undefined) response.header('content-type', answer.contentType);
+    response.status(answer.status, answer.reason).send(answer.body === '' ? undefined : answer.body);
   });
 }
 

@@ -11,6 +11,7 @@ import type { HttpRequest, HttpResponse, TemplatedApp } from 'uWebSockets.js';
 import { handleJsonRpcBody, INTERNAL_ERROR_RESPONSE, TIMEOUT_RESPONSE, type HttpReply, type JsonRpcContext } from './jsonrpc.js';
 import { Logger } from '../shared/util/log.js';
 import { bodyTooLarge, type HttpAnswer, type HttpHeaders, type HttpProceed, type HttpRequestFacts, type HttpVerdict } from './http-policy.js';
+import type { AuthenticatedBodyHandler } from './auth/authenticated-json-rpc.js';
 
 const log = new Logger('JsonRpcHttp');
 
@@ -20,6 +21,8 @@ export interface JsonRpcRouteConfig {
   maxRequestContentLength: number;
   timeoutMs: number;
   rpc: JsonRpcContext;
+  /** With `--rpc-http-authentication-enabled`: bodies go through it with the request's Authorization header. */
+  authenticated?: AuthenticatedBodyHandler;
 }
 
 /** Status lines of the answers JSON-RPC itself gives (handleJsonRpcBody, the timeout). */
@@ -73,6 +76,8 @@ export function serveJsonRpc(app: TemplatedApp, cfg: JsonRpcRouteConfig): { clos
       writeAnswer(res, verdict);
       return;
     }
+    const authenticated = cfg.authenticated;
+    const authorization = authenticated === undefined ? undefined : req.getHeader('authorization') || undefined;
 
     const p: Pending = { res, startedAt: Date.now(), verdict, done: false };
     res.onAborted(() => {
@@ -97,7 +102,8 @@ export function serveJsonRpc(app: TemplatedApp, cfg: JsonRpcRouteConfig): { clos
       }
       const body = chunks === undefined ? Buffer.from(chunk).toString('utf8') : Buffer.concat([...chunks, Buffer.from(chunk)]).toString('utf8');
       pending.add(p);
-      handleJsonRpcBody(body, cfg.rpc).then(
+      const reply = authenticated === undefined ? handleJsonRpcBody(body, cfg.rpc) : authenticated(body, authorization);
+      reply.then(
         (reply: HttpReply) => finish(p, reply.status, reply.body),
         // A bug, not bad input: answered, and logged, rather than left to end the thread as an unhandled rejection.
         (err: unknown) => {

@@ -8,11 +8,17 @@
 import { RpcErrors, toRpcErrorObject } from '../shared/rpc/errors.js';
 import { lookupMethod, type JsonRpcTransport, type MethodName, type Owner } from '../shared/rpc/registry.js';
 import type { Json, RpcErrorObject, Wire } from '../shared/rpc/types.js';
+import type { MethodAccess } from './auth/permissions.js';
+import type { CallTimer } from './rpc-timings.js';
 
-export type RpcOutcome = { result: Json } | { error: RpcErrorObject };
+/** A result, or a result as JSON text (an actor's answer, written out as it came), or an error. */
+export type RpcOutcome = { result: Json } | { resultJson: string } | { error: RpcErrorObject };
 
-/** Executes one method call whose name and raw (already normalised) params came from a request. */
-export type RpcCaller = (method: string, rawParams: unknown[]) => Promise<RpcOutcome>;
+/**
+ * Executes one method call whose name and raw (already normalised) params came from a request. With
+ * authentication on, `access` says which methods the request may call.
+ */
+export type RpcCaller = (method: string, rawParams: unknown[], access?: MethodAccess) => Promise<RpcOutcome>;
 
 export interface JsonRpcContext {
   /** `--rpc-http-max-batch-size`; any value ≤ 0 means unlimited. */
@@ -219,7 +225,9 @@ function orderedError(error: RpcErrorObject): { [key: string]: Json } {
 /** Compact response text, members in Besu's order: jsonrpc, id, result | error. */
 function responseText(id: IdText, outcome: RpcOutcome): string {
   const member =
-    'error' in outcome ? `"error":${JSON.stringify(orderedError(outcome.error))}` : `"result":${JSON.stringify(outcome.result ?? null)}`;
+    'error' in outcome
+      ? `"error":${JSON.stringify(orderedError(outcome.error))}`
+      : `"result":${'resultJson' in outcome ? outcome.resultJson : JSON.stringify(outcome.result ?? null)}`;
   return `{"jsonrpc":"2.0","id":${id},${member}}`;
 }
 
@@ -245,7 +253,7 @@ function prettyResponseText(id: IdText, outcome: RpcOutcome): string {
   const member =
     'error' in outcome
       ? `"error" : ${prettyJson(orderedError(outcome.error), 1)}`
-      : `"result" : ${prettyJson(outcome.result ?? null, 1)}`;
+      : `"result" : ${prettyJson('resultJson' in outcome ? (JSON.parse(outcome.resultJson) as Json) : (outcome.result ?? null), 1)}`;
   return `{\n  "jsonrpc" : "2.0",\n  "id" : ${id},\n  ${member}\n}`;
 }
 
@@ -457,38 +465,54 @@ export interface MethodCallerOptions {
   /** Which transport calls (default HTTP): methods served only over others are "Method not found" on it. */
   transport?: JsonRpcTransport;
   send: Dispatch;
+  /** With `--metrics-enabled`: times each call of a method this transport serves (`besu_rpc_request_time`). */
+  timer?: CallTimer;
 }
 
 /**
  * Builds the `call` of a transport: names Basalt does not serve → -32601; served but not enabled →
- * -32604; wrong count for exact-count methods → "Invalid number of params"; param parse failures →
- * the method's -32602 variant; a thrown RpcError → its object; anything else → -32603.
+ * -32604; not permitted to the request → -40100; wrong count for exact-count methods → "Invalid number
+ * of params"; param parse failures → the method's -32602 variant; a thrown RpcError → its object;
+ * anything else → -32603.
  */
 export function createMethodCaller(options: MethodCallerOptions): RpcCaller {
   const enabled = new Set<string>(options.enabledApis);
   if (enabled.size > 0) enabled.add('RPC');
-  const { send } = options;
+  const { send, timer } = options;
   const transport = options.transport ?? 'http';
 
-  return async (name, rawParams) => {
+  return async (name, rawParams, access) => {
     const method = lookupMethod(name);
     // Besu answers "not enabled" for any of its method names whose group is off; a method Basalt does
     // not serve at all is "not found" instead, since no option would make it answer.
     if (method === undefined) return { error: RpcErrors.METHOD_NOT_FOUND };
-    if (method.transports !== undefined && !method.transports.includes(transport)) return { error: RpcErrors.METHOD_NOT_FOUND };
-    if (!enabled.has(method.group)) return { error: RpcErrors.METHOD_NOT_ENABLED };
+    if (method.transports !== undefined) {
+      if (!method.transports.includes(transport)) return { error: RpcErrors.METHOD_NOT_FOUND };
+    } else if (!enabled.has(method.group)) {
+      return { error: RpcErrors.METHOD_NOT_ENABLED };
+    }
+    // Permission after availability, before the params are read (§8.6 steps 2–3).
+    if (access !== undefined && !access.permits(method.name)) return { error: RpcErrors.UNAUTHORIZED };
     if (method.exactParamCount !== undefined && rawParams.length !== method.exactParamCount) {
       return { error: RpcErrors.INVALID_PARAM_COUNT };
     }
+    // As Besu's timer, from here on: the calls of methods served and enabled, whatever they answer.
+    const started = timer?.start();
     try {
       const params = method.parseParams(rawParams);
       const answer = await send(method.owner, method.name, params);
-      if (method.fallbackOwner !== undefined && 'result' in answer && answer.result === null) {
+      if (method.fallbackOwner !== undefined && isNullResult(answer)) {
         return await send(method.fallbackOwner, method.name, params);
       }
       return answer;
     } catch (err) {
       return { error: toRpcErrorObject(err) };
+    } finally {
+      if (started !== undefined) timer?.record(method.name, started);
     }
   };
+}
+
+function isNullResult(outcome: RpcOutcome): boolean {
+  return ('result' in outcome && outcome.result === null) || ('resultJson' in outcome && outcome.resultJson === 'null');
 }

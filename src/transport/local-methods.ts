@@ -34,6 +34,8 @@ export interface LocalMethodsContext {
   ws?: { host: string; port: number };
   /** Where GraphQL HTTP listens, when enabled (net_services' `graphQL`). */
   graphql?: { host: string; port: number };
+  /** Where /metrics is served, when enabled (net_services' `metrics`). */
+  metrics?: { host: string; port: number };
   /** The advertised devp2p host and the port the p2p actor listens on; absent when P2P is off. */
   p2p?: { host: string; port: number };
 }
@@ -84,6 +86,7 @@ export function createLocalMethods(ctx: LocalMethodsContext): LocalMethods {
       if (ctx.jsonRpc !== undefined) services.jsonrpc = { host: ctx.jsonRpc.host, port: String(ctx.jsonRpc.port) };
       if (ctx.ws !== undefined) services.ws = { host: ctx.ws.host, port: String(ctx.ws.port) };
       if (ctx.p2pEnabled && ctx.p2p !== undefined) services.p2p = { host: ctx.p2p.host, port: String(ctx.p2p.port) };
+      if (ctx.metrics !== undefined) services.metrics = { host: ctx.metrics.host, port: String(ctx.metrics.port) };
       if (ctx.graphql !== undefined) services.graphQL = { host: ctx.graphql.host, port: String(ctx.graphql.port) };
       return services;
     },

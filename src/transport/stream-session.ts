@@ -20,6 +20,8 @@ export interface StreamSessionOptions {
 }
 
 export class StreamSession implements SubscribingConnection {
+  /** Set when the connection's token expired (authentication on): it may hold no more subscriptions. */
+  subscriptionsRevoked = false;
   private open = true;
   private readonly call: RpcCaller;
 

@@ -10,6 +10,7 @@
  */
 import type { CanonicalBlocksEvent, ChainSubscriptionInterest, PendingTransactionsEvent, PoolSubscriptionInterest } from '../shared/actors/messages.js';
 
+import { RpcError, RpcErrors } from '../shared/rpc/errors.js';
 import type { SubscribeParams } from '../shared/rpc/methods/subscription-methods.js';
 import { syncingResult, type SubscriptionHandlers, type SyncState } from './local-methods.js';
 import { SubscriptionManager, type SubscriberConnection, type SubscriptionInterest } from './subscriptions.js';
@@ -17,6 +18,11 @@ import { SubscriptionManager, type SubscriberConnection, type SubscriptionIntere
 /** A connection that can hold subscriptions; `closed` once it is gone (nothing is added for it then). */
 export interface SubscribingConnection extends SubscriberConnection {
   readonly closed: boolean;
+  /**
+   * True once the token the connection authenticated with expired and took its subscriptions with it
+   * (connection-authentication.ts): a subscription being made then is refused -40100.
+   */
+  readonly subscriptionsRevoked?: boolean;
 }
 
 export interface SubscriptionHubDeps {
@@ -78,6 +84,7 @@ export class SubscriptionHub {
         }
         // Added after the last await: the answer goes out before any event can reach the subscription.
         if (connection.closed) return null;
+        if (connection.subscriptionsRevoked === true) throw new RpcError(RpcErrors.UNAUTHORIZED);
         return this.manager.subscribe(connection, params);
       },
       eth_unsubscribe: ({ id }) => {
@@ -90,6 +97,11 @@ export class SubscriptionHub {
 
   /** A connection closed: its subscriptions go with it. Answers how many there were. */
   connectionClosed(connection: SubscriberConnection): number {
+    return this.dropSubscriptions(connection);
+  }
+
+  /** Every subscription of `connection` goes (it closed, or its token expired). Answers how many there were. */
+  dropSubscriptions(connection: SubscriberConnection): number {
     const dropped = this.manager.dropConnection(connection);
     if (dropped > 0) this.lowerInterest();
     return dropped;

@@ -18,8 +18,9 @@ import uWS from 'uWebSockets.js';
 import type { HttpRequest, HttpResponse, TemplatedApp, WebSocket } from 'uWebSockets.js';
 import { Logger } from '../shared/util/log.js';
 import { FRAMES_PER_MESSAGE, SEND_BUFFER_LIMIT, WS_IDLE_TIMEOUT_SECONDS, type WsServerConfig, type WsServerHandle } from './engine.js';
-import { createWsPortPolicy } from './http-policy.js';
+import { bodyTooLarge, createWsPortPolicy, type HttpAnswer, type HttpProceed } from './http-policy.js';
 import { writeAnswer } from './jsonrpc-route.js';
+import { loginHttpAnswer, type LoginAnswer } from './auth/login.js';
 import type { StreamSession } from './stream-session.js';
 import { closeListenSocket, listenUws } from './uws-listen.js';
 
@@ -31,12 +32,17 @@ const SEND_DROPPED = 2;
 interface Connection {
   session?: StreamSession;
   remote: string;
+  /** The upgrade request's Authorization header, read only with authentication on. */
+  authorization: string | undefined;
   /** Closed for not reading: nothing more is sent. */
   cut: boolean;
 }
 
 export async function startWsServer(cfg: WsServerConfig): Promise<WsServerHandle> {
-  const policy = createWsPortPolicy(cfg);
+  const login = cfg.login;
+  const maxMessageLength = FRAMES_PER_MESSAGE * cfg.maxFrameSize;
+  // A login body is small; it is held to the limit of a message.
+  const policy = createWsPortPolicy({ hostAllowlist: cfg.hostAllowlist, loginServed: login !== undefined, maxLoginBodyLength: maxMessageLength });
   const sendBufferLimit = cfg.sendBufferLimit ?? SEND_BUFFER_LIMIT;
   const open = new Set<WebSocket<Connection>>();
   const app: TemplatedApp = uWS.App();
@@ -51,7 +57,7 @@ export async function startWsServer(cfg: WsServerConfig): Promise<WsServerHandle
   };
 
   app.ws<Connection>('/*', {
-    maxPayloadLength: FRAMES_PER_MESSAGE * cfg.maxFrameSize,
+    maxPayloadLength: maxMessageLength,
     maxBackpressure: sendBufferLimit,
     idleTimeout: WS_IDLE_TIMEOUT_SECONDS,
     sendPingsAutomatically: true,
@@ -67,7 +73,11 @@ export async function startWsServer(cfg: WsServerConfig): Promise<WsServerHandle
         res.close();
         return;
       }
-      const connection: Connection = { remote: Buffer.from(res.getRemoteAddressAsText()).toString(), cut: false };
+      const connection: Connection = {
+        remote: Buffer.from(res.getRemoteAddressAsText()).toString(),
+        cut: false,
+        authorization: login === undefined ? undefined : req.getHeader('authorization') || undefined,
+      };
       res.upgrade(connection, req.getHeader('sec-websocket-key'), req.getHeader('sec-websocket-protocol'), req.getHeader('sec-websocket-extensions'), context);
     },
     open: (ws) => {
@@ -78,7 +88,7 @@ export async function startWsServer(cfg: WsServerConfig): Promise<WsServerHandle
         let status = 0;
         ws.cork(() => (status = ws.send(text, false)));
         if (status === SEND_DROPPED) cut(ws, connection);
-      });
+      }, connection.authorization);
       log.debug(`WebSocket connection from ${connection.remote} opened`);
     },
     message: (ws, message) => {
@@ -95,7 +105,15 @@ export async function startWsServer(cfg: WsServerConfig): Promise<WsServerHandle
   });
   // Requests that are not a WebSocket handshake.
   app.any('/*', (res, req) => {
-    writeAnswer(res, policy.request({ method: req.getCaseSensitiveMethod(), path: req.getUrl(), host: req.getHeader('host') || undefined }));
+    const verdict = policy.request({
+      method: req.getCaseSensitiveMethod(),
+      path: req.getUrl(),
+      host: req.getHeader('host') || undefined,
+      contentLength: req.getHeader('content-length') || undefined,
+    });
+    if (verdict.kind === 'answer') writeAnswer(res, verdict);
+    // The policy lets `POST /login` through only when the service serves it.
+    else serveLogin(res, verdict, maxMessageLength, login!);
   });
 
   const listening = await listenUws(app, cfg.host, cfg.port, 'JSON-RPC WebSocket');
@@ -107,4 +125,31 @@ export async function startWsServer(cfg: WsServerConfig): Promise<WsServerHandle
       (app as unknown as { close(): void }).close();
     },
   };
+}
+
+/** `POST /login` on the WebSocket port: the body read (at most `maxLength` bytes), answered by `login`. */
+function serveLogin(res: HttpResponse, verdict: HttpProceed, maxLength: number, login: (body: string) => Promise<LoginAnswer>): void {
+  let done = false;
+  res.onAborted(() => (done = true));
+  const chunks: Buffer[] = [];
+  let size = 0;
+  res.onData((chunk, isLast) => {
+    if (done) return;
+    size += chunk.byteLength;
+    if (size > maxLength) {
+      // A chunked body that outgrew the limit: answered now, the connection closed.
+      done = true;
+      res.cork(() => writeAnswer(res, bodyTooLarge(verdict)));
+      return;
+    }
+    // uWS reuses the chunk's memory once this callback returns: keep a copy.
+    chunks.push(Buffer.from(chunk.slice(0)));
+    if (!isLast) return;
+    const write = (answer: HttpAnswer): void => {
+      if (done) return;
+      done = true;
+      res.cork(() => writeAnswer(res, answer));
+    };
+    void loginHttpAnswer(login, Buffer.concat(chunks).toString('utf8'), log).then(write);
+  });
 }

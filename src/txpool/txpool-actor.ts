@@ -21,13 +21,14 @@ import type {
 import { createChainCommon } from '../shared/ethereum/common.js';
 import type { DecodedTx, TxRules } from '../shared/ethereum/decoded-tx.js';
 import type { Genesis } from '../shared/ethereum/genesis.js';
-import { serveMethods } from '../shared/rpc/dispatch.js';
+import { serveMethodsAsJsonText } from '../shared/rpc/dispatch.js';
+import type { JsonTextServer } from '../shared/rpc/dispatch.js';
 import { RpcError, RpcErrors } from '../shared/rpc/errors.js';
 import { FilterRegistry } from '../shared/rpc/filter-registry.js';
 import { formatPendingTransaction, formatPendingTransactionDetail } from '../shared/rpc/format.js';
 import { matchesPendingFilters } from '../shared/rpc/pending-filter.js';
 import type { MethodHandlers } from '../shared/rpc/registry.js';
-import type { Json, RpcErrorObject, Wire } from '../shared/rpc/types.js';
+import type { Json, RpcErrorObject } from '../shared/rpc/types.js';
 import { errorMessage } from '../shared/util/errors.js';
 import type { Logger } from '../shared/util/log.js';
 import { perTick } from '../shared/util/per-tick.js';
@@ -95,7 +96,7 @@ export class TxPoolActor {
   private readonly localSenders = new RecentKeys(LOCAL_SENDERS_REMEMBERED);
   /** Pending-transaction filters: hashes of transactions added to the pool since the last poll. */
   private readonly pendingFilters = new FilterRegistry<{ hashes: Uint8Array[]; lastUsed: number }>();
-  private readonly serveRpc: (method: string, params: Wire) => Promise<Json>;
+  private readonly serveRpc: JsonTextServer;
   /** What each transport's subscriptions want from the pool; transports that want nothing are absent. */
   private readonly interests = new Map<number, PoolSubscriptionInterest>();
 
@@ -103,7 +104,7 @@ export class TxPoolActor {
     this.pool = new TransactionPool({ ...deps.pool }, (txs, reason) => this.announceDropped(txs, reason));
     this.common = createChainCommon(deps.genesis);
     this.blockPeriod = BigInt(deps.genesis.qbft?.blockPeriodSeconds ?? 1);
-    this.serveRpc = serveMethods('txpool', this.rpcHandlers());
+    this.serveRpc = serveMethodsAsJsonText('txpool', this.rpcHandlers());
     this.consensus = {
       select: ({ maxCount, gasLimit, baseFee }) =>
         this.pool
@@ -128,6 +129,11 @@ export class TxPoolActor {
         }),
       unknownTransactions: ({ hashes }) => hashes.filter((hash) => !this.pool.getByHash(hash)),
     };
+  }
+
+  /** Transactions in the pool (`besu_transaction_pool_transactions`). */
+  get size(): number {
+    return this.pool.size;
   }
 
   /** What transport number `index` may ask: its JSON-RPC calls, and what its subscriptions need. */

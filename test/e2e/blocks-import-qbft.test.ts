@@ -15,6 +15,7 @@ import { ImportFailure, importBlocks } from '../../src/chain/block-importer.js';
 import { splitBlocks } from '../../src/chain/block-file.js';
 import { qbftSealedBlockCheck } from '../../src/chain/block-validation-qbft.js';
 import { Chain } from '../../src/chain/chain.js';
+import { databasePath } from '../../src/shared/util/data-path.js';
 import { loadDevNetwork, parseGenesisJson } from '../../src/shared/ethereum/genesis.js';
 import { chainSpecFromGenesis } from '../../src/chain/network-spec.js';
 import { txCommonFor } from '../../src/shared/ethereum/tx-common.js';
@@ -95,7 +96,7 @@ function importDev(dataPath: string, file: string) {
 }
 
 async function storedHead(dataPath: string): Promise<{ number: bigint; hash: string }> {
-  const chain = await Chain.open(dataPath, await chainSpecFromGenesis(JSON.stringify(loadDevNetwork().genesisJson)));
+  const chain = await Chain.open(databasePath(dataPath), await chainSpecFromGenesis(JSON.stringify(loadDevNetwork().genesisJson)));
   try {
     return { number: chain.getHead().number, hash: bytesToHex(chain.getHead().hash) };
   } finally {

@@ -17,6 +17,7 @@ import { Address, bigIntToBytes, bytesToBigInt, bytesToHex, createAddressFromPri
 import { buildBlock, createVM } from '@ethereumjs/vm';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { Chain } from '../../src/chain/chain.js';
+import { databasePath } from '../../src/shared/util/data-path.js';
 import { buildGenesis, writeGenesisState } from '../../src/shared/ethereum/common.js';
 import { parseGenesisJson } from '../../src/shared/ethereum/genesis.js';
 import { chainSpecFromGenesis } from '../../src/chain/network-spec.js';
@@ -132,7 +133,7 @@ interface StoredChain {
 
 /** Opens the stored chain in this process (as a restarted node would) and reads it. */
 async function withStoredChain<T>(dataPath: string, json: string, read: (chain: StoredChain) => Promise<T>): Promise<T> {
-  const chain = await Chain.open(dataPath, await chainSpecFromGenesis(json));
+  const chain = await Chain.open(databasePath(dataPath), await chainSpecFromGenesis(json));
   try {
     const head = chain.getHead();
     const state = <V>(fn: (sm: MerkleStateManager) => Promise<V>) => chain.withStateAt(head.stateRoot, (vm) => fn(vm.stateManager as MerkleStateManager));

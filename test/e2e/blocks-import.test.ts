@@ -11,6 +11,7 @@ import { RLP } from '@ethereumjs/rlp';
 import { bytesToHex } from '@ethereumjs/util';
 import { BlockFileError, countWholeBlocks, splitBlocks } from '../../src/chain/block-file.js';
 import { Chain } from '../../src/chain/chain.js';
+import { databasePath } from '../../src/shared/util/data-path.js';
 import { chainSpecFromGenesis } from '../../src/chain/network-spec.js';
 import { separateNodeOptions } from '../../src/main/cli/command.js';
 import BlocksImportCommand, { progressBar, progressLine } from '../../src/main/cli/commands/blocks/import.js';
@@ -23,7 +24,7 @@ const slices = [...splitBlocks(chainFile)];
 
 /** The head of the chain stored in `dataPath`, read by opening the database in this process. */
 async function storedHead(dataPath: string): Promise<{ number: bigint; hash: string }> {
-  const chain = await Chain.open(dataPath, await chainSpecFromGenesis(readFileSync(TEST_GENESIS, 'utf8')));
+  const chain = await Chain.open(databasePath(dataPath), await chainSpecFromGenesis(readFileSync(TEST_GENESIS, 'utf8')));
   try {
     const head = chain.getHead();
     return { number: head.number, hash: bytesToHex(head.hash) };

@@ -10,7 +10,6 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { DEV_ACCOUNTS, devGenesisBalance } from '../helpers/dev-accounts.js';
 import { STORAGE_ABI, storageContractDeployCode } from '../helpers/contracts.js';
 import { removeDataPath, startNode, type NodeProcess } from '../helpers/node-process.js';
-import { listeningPort } from '../helpers/ws-client.js';
 
 let node: NodeProcess;
 let chain: Chain;
@@ -18,8 +17,8 @@ const account = privateKeyToAccount(DEV_ACCOUNTS[0].privateKey);
 const recipient = '0x00000000000000000000000000000000000b0b00' as const;
 
 test.before(async () => {
-  node = await startNode({ args: ['--rpc-ws-enabled', '--rpc-ws-port=0'] });
-  const wsUrl = `ws://127.0.0.1:${await listeningPort(node.output, 'Websocket')}`;
+  node = await startNode({ args: ['--rpc-ws-enabled'] });
+  const wsUrl = node.wsUrl!;
   chain = defineChain({
     id: 1337,
     name: 'Basalt dev',

@@ -9,15 +9,14 @@ import { Web3, WebSocketProvider } from 'web3';
 import { DEV_ACCOUNTS, devGenesisBalance } from '../helpers/dev-accounts.js';
 import { STORAGE_ABI, storageContractDeployCode } from '../helpers/contracts.js';
 import { removeDataPath, startNode, type NodeProcess } from '../helpers/node-process.js';
-import { listeningPort } from '../helpers/ws-client.js';
 
 let node: NodeProcess;
 let wsUrl: string;
 const recipient = '0x00000000000000000000000000000000000cafe0';
 
 test.before(async () => {
-  node = await startNode({ args: ['--rpc-ws-enabled', '--rpc-ws-port=0'] });
-  wsUrl = `ws://127.0.0.1:${await listeningPort(node.output, 'Websocket')}`;
+  node = await startNode({ args: ['--rpc-ws-enabled'] });
+  wsUrl = node.wsUrl!;
 });
 
 test.after.always(async () => {

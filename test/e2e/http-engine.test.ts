@@ -7,10 +7,10 @@
 import test from 'ava';
 import { probeNativeUws } from '../../src/main/supervisor/http-engine.js';
 import { removeDataPath, runCli, startNode, tempDataPath } from '../helpers/node-process.js';
-import { WsClient, listeningPort } from '../helpers/ws-client.js';
+import { WsClient } from '../helpers/ws-client.js';
 
 const ENGINE_LINE = /HTTP engine: .*/g;
-const ALL_PORTS = ['--rpc-ws-enabled', '--rpc-ws-port=0', '--rpc-http-workers=2'];
+const ALL_PORTS = ['--rpc-ws-enabled', '--rpc-http-workers=2'];
 
 test('AUTO on this Node: the engine is logged once; uWebSockets.js when its build loads', async (t) => {
   const node = await startNode({ args: ['--Xhttp-engine=AUTO'] });
@@ -27,7 +27,7 @@ test('AUTO on this Node: the engine is logged once; uWebSockets.js when its buil
 
 test('where uWebSockets.js cannot serve, node:http and ws serve HTTP, WebSocket and GraphQL after one warning', async (t) => {
   const node = await startNode({ args: ['--Xhttp-engine=AUTO', ...ALL_PORTS], graphql: true, env: { UWS_USE_FALLBACK: '1' } });
-  const ws = await WsClient.open(`ws://127.0.0.1:${await listeningPort(node.output, 'Websocket')}`);
+  const ws = await WsClient.open(node.wsUrl!);
   try {
     const lines = node.output().match(ENGINE_LINE) ?? [];
     t.is(lines.length, 1);

@@ -1,8 +1,8 @@
 /**
  * JSON-RPC over IPC against a node process (rpc-auth-cli.md §7, with Basalt's framing): an owner-only
  * socket at <data-path>/node.ipc; a request split across writes and several requests in one write;
- * newline-separated answers; subscriptions; a node refused on a path in use; a socket left by a
- * killed node replaced at the next start; the socket removed on stop.
+ * newline-separated answers; subscriptions; a client that never reads cut off; a node refused on a
+ * path in use; a socket left by a killed node replaced at the next start; the socket removed on stop.
  */
 import test from 'ava';
 import { existsSync, statSync } from 'node:fs';
@@ -10,7 +10,6 @@ import net from 'node:net';
 import { join } from 'node:path';
 import { removeDataPath, startNode, tempDataPath } from '../helpers/node-process.js';
 import type { NodeProcess } from '../helpers/node-process.js';
-import { waitForOutput } from '../helpers/ws-client.js';
 
 const started: NodeProcess[] = [];
 const dataPath = tempDataPath();
@@ -24,7 +23,7 @@ test.after.always(async () => {
 async function ipcNode(path = dataPath, args: string[] = []): Promise<NodeProcess> {
   const node = await startNode({ dataPath: path, args: ['--Xrpc-ipc-enabled', '--Xrpc-ipc-api=ETH,NET,WEB3,TXPOOL', ...args] });
   started.push(node);
-  await waitForOutput(node.output, /JSON-RPC IPC service started and listening on \S+/);
+  await node.waitForLog(/JSON-RPC IPC service started and listening on \S+/);
   return node;
 }
 
@@ -78,6 +77,20 @@ class IpcClient {
   close(): void {
     this.socket.end();
   }
+
+  /** Stops reading: what the node sends piles up in the socket and then in the node. */
+  stopReading(): void {
+    this.socket.pause();
+  }
+
+  /** Reads again and resolves once the node has closed the connection (a paused socket never sees the end). */
+  closed(): Promise<void> {
+    return new Promise((resolve) => {
+      this.socket.once('close', () => resolve());
+      this.socket.on('error', () => undefined);
+      this.socket.resume();
+    });
+  }
 }
 
 const byId = (answers: unknown[]) => new Map((answers as { id: unknown }[]).map((answer) => [JSON.stringify(answer.id), answer]));
@@ -126,6 +139,32 @@ test.serial('subscriptions over IPC: notifications as lines; eth_subscribe is "M
   const overHttp = await fetch(node.url, { method: 'POST', body: '{"jsonrpc":"2.0","id":1,"method":"eth_subscribe","params":["newHeads"]}' });
   t.deepEqual(await overHttp.json(), { jsonrpc: '2.0', id: 1, error: { code: -32601, message: 'Method not found' } });
   client.close();
+});
+
+test.serial('a client that never reads is cut off once, while the node keeps serving others', async (t) => {
+  const node = started[0]!;
+  const reader = await IpcClient.open(socketPath);
+  const stalled = await IpcClient.open(socketPath);
+  stalled.stopReading();
+  const since = node.output().length;
+  let cut = false;
+  const line = node.waitForLog(/Closed an IPC connection: more than \d+ bytes waited/, { since, timeoutMs: 60_000 }).then(({ text }) => {
+    cut = true;
+    return text;
+  });
+  // Each batch asks for 700 blocks (~1.2 kB each, ~0.8 MB per answer): far more than the send buffer
+  // limit plus what the socket holds, unless the node cuts the connection first.
+  const batch = JSON.stringify(Array.from({ length: 700 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'eth_getBlockByNumber', params: ['0x1', false] })));
+  for (let i = 0; i < 60 && !cut; i++) {
+    await stalled.write(batch);
+    // Meanwhile the node answers another connection.
+    await reader.write(`{"jsonrpc":"2.0","id":${i},"method":"eth_chainId"}`);
+    t.deepEqual((await reader.lineCount(i + 1)).at(-1), { jsonrpc: '2.0', id: i, result: '0x539' });
+  }
+  t.regex(await line, /more than 8388608 bytes/);
+  await stalled.closed();
+  t.is(node.output().slice(since).match(/Closed an IPC connection/g)?.length, 1, 'said once');
+  reader.close();
 });
 
 test.serial('a second node on the same IPC path is refused while the first serves it', async (t) => {

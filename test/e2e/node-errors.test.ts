@@ -172,9 +172,14 @@ test.serial('block parameters: every form, missing ones and unknown blocks', asy
   t.deepEqual(await rpcError('eth_getBalance', ['0x12', 'nonsense']), { code: -32602, message: 'Invalid block param (block not found)' });
   t.deepEqual(await rpcError('eth_getBlockByNumber', ['latest']), { code: -32602, message: 'Invalid return complete transaction params' });
   t.deepEqual(await rpcError('eth_getBlockByNumber', ['bogus', false]), { code: -32602, message: 'Invalid block number params' });
-  for (const tag of ['latest', 'pending', 'finalized', 'safe', 'LATEST']) {
+  for (const tag of ['latest', 'pending', 'LATEST']) {
     const block = (await provider.send('eth_getBlockByNumber', [tag, false])) as { number: string };
     t.true(Number(block.number) >= head, `${tag} resolves to the head`);
+  }
+  // QBFT has no consensus client naming safe or finalized blocks: Besu answers Unknown block.
+  for (const tag of ['finalized', 'safe', 'SAFE']) {
+    t.deepEqual(await rpcError('eth_getBlockByNumber', [tag, false]), { code: -39001, message: 'Unknown block' });
+    t.deepEqual(await rpcError('eth_getBalance', [addr, tag]), { code: -39001, message: 'Unknown block' });
   }
   const earliest = (await provider.send('eth_getBlockByNumber', ['earliest', false])) as { number: string };
   t.is(earliest.number, '0x0');

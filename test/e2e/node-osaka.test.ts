@@ -7,7 +7,8 @@
 import test from 'ava';
 import { RLP } from '@ethereumjs/rlp';
 import { createEOACode7702Tx, createFeeMarket1559Tx } from '@ethereumjs/tx';
-import { bytesToHex, eoaCode7702SignAuthorization, hexToBytes } from '@ethereumjs/util';
+import { genWithdrawalsTrieRoot } from '@ethereumjs/block';
+import { bytesToHex, createWithdrawal, eoaCode7702SignAuthorization, hexToBytes } from '@ethereumjs/util';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import * as secp from '@noble/secp256k1';
 import { hmac } from '@noble/hashes/hmac.js';
@@ -112,6 +113,17 @@ test('Osaka EVM: CLZ (EIP-7939) runs, P256VERIFY (EIP-7951) charges 6,900 gas, t
   t.is(BigInt(block!.calls[1]!.gasUsed), 21_000n + 1600n);
   // EIP-7825: a call asking for more than 2^24 gas is refused.
   t.deepEqual(await node.rpcError('eth_call', [{ to: probe, gas: '0x1000001' }, 'latest']), { code: -32005, message: 'Transaction gas limit cap exceeded' });
+});
+
+test('Osaka EVM: MODEXP is priced by EIP-7883 (no divisor, 16 per iteration for short operands, 500 at least)', async (t) => {
+  // base 0x02, a 32-byte exponent 2^255 (255 iterations), modulus 0x05: EIP-7883 charges 16 × 255 = 4,080
+  // (EIP-2565 charged max(200, 1 × 255 / 3) = 200).
+  const lengths = [1n, 32n, 1n].map((n) => n.toString(16).padStart(64, '0')).join('');
+  const input = `0x${lengths}02${'80'.padEnd(64, '0')}05`;
+  const [block] = await node.rpc<SimBlock[]>('eth_simulateV1', [{ blockStateCalls: [{ calls: [{ to: '0x0000000000000000000000000000000000000005', data: input }] }] }]);
+  t.is(block!.calls[0]!.returnData, '0x01', '2^(2^255) mod 5 (2 has order 4 mod 5)');
+  // 21,000 + calldata (124 zero bytes × 4 + 6 other bytes × 16) + 4,080 (above EIP-7623's floor of 21,000 + 148 tokens × 10).
+  t.is(BigInt(block!.calls[0]!.gasUsed), 21_000n + 124n * 4n + 6n * 16n + 4080n);
 });
 
 type StructLog = { op: string; storage?: Record<string, string>; memory?: string[]; stack?: string[] };
@@ -233,6 +245,43 @@ test('eth_simulateV1: moving a precompile, and each error code', async (t) => {
   t.is(halted!.calls[0]!.error!.code, -32015);
 });
 
+test('eth_simulateV1 block overrides: blobBaseFee is what BLOBBASEFEE reads; withdrawals are credited after the calls and rooted in the header', async (t) => {
+  // Returns BLOBBASEFEE; the other returns the balance of the withdrawal recipient.
+  const blobFeeProbe = `0x${'b1'.repeat(20)}`;
+  const recipient = `0x${'5a'.repeat(20)}`;
+  const balanceProbe = `0x${'b2'.repeat(20)}`;
+  const stateOverrides = {
+    [blobFeeProbe]: { code: '0x4a60005260206000f3' },
+    [balanceProbe]: { code: `0x73${recipient.slice(2)}3160005260206000f3` },
+  };
+  const withdrawals = [
+    { index: '0x7', validatorIndex: '0x2', address: recipient, amount: '0x3' },
+    { index: '0x8', validatorIndex: '0x3', address: recipient, amount: '0x4' },
+  ];
+  const blocks = await node.rpc<(SimBlock & { withdrawals: unknown[]; withdrawalsRoot: string; excessBlobGas: string })[]>('eth_simulateV1', [
+    {
+      blockStateCalls: [
+        { stateOverrides, blockOverrides: { blobBaseFee: '0x1234', withdrawals }, calls: [{ to: blobFeeProbe }, { to: balanceProbe }] },
+        { calls: [{ to: blobFeeProbe }, { to: balanceProbe }] },
+      ],
+    },
+    'latest',
+  ]);
+  const word = (n: bigint) => `0x${n.toString(16).padStart(64, '0')}`;
+  t.is(blocks[0]!.calls[0]!.returnData, word(0x1234n));
+  t.is(blocks[1]!.calls[0]!.returnData, word(1n), 'without the override: the chain\'s blob base fee');
+  t.is(blocks[0]!.excessBlobGas, blocks[1]!.excessBlobGas, 'the header keeps the chain\'s excess blob gas');
+  // Credited after the block's calls: the first block's call sees nothing yet, the next block 7 gwei.
+  t.is(blocks[0]!.calls[1]!.returnData, word(0n));
+  t.is(blocks[1]!.calls[1]!.returnData, word(7n * 10n ** 9n));
+  t.deepEqual(blocks[0]!.withdrawals, withdrawals);
+  const root = await genWithdrawalsTrieRoot(withdrawals.map((w) => createWithdrawal(w as never)));
+  t.is(blocks[0]!.withdrawalsRoot, bytesToHex(root));
+  t.deepEqual(blocks[1]!.withdrawals, []);
+  t.is(blocks[1]!.withdrawalsRoot, '0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421', 'the empty trie root');
+  t.deepEqual(await node.rpcError('eth_simulateV1', [{ blockStateCalls: [{ blockOverrides: { withdrawals: [{ index: '0x0' }] } }] }]), { code: -32602, message: 'Invalid params' });
+});
+
 test('blob fee methods and eth_config on an Osaka chain; eth_getHeaderByNumber is not a Besu method', async (t) => {
   t.is(await node.rpc('eth_blobBaseFee'), '0x1');
   const history = await node.rpc<{ baseFeePerBlobGas: string[]; blobGasUsedRatio: number[] }>('eth_feeHistory', ['0x2', 'latest', []]);
@@ -244,4 +293,30 @@ test('blob fee methods and eth_config on an Osaka chain; eth_getHeaderByNumber i
   t.is(config.next, null);
   t.is(await node.rpc('eth_syncing'), false);
   t.is((await node.rpcError('eth_getHeaderByNumber', ['latest'])).code, -32601);
+});
+
+test('the dev genesis system contracts: EIP-2935 serves block hashes, EIP-4788 timestamps, EIP-7002 requests reach the requests hash', async (t) => {
+  const history = '0x0000f90827f1c53a10cb7a02335b175320002935';
+  const beaconRoots = '0x000f3df6d732807ef1319fb7b8bb8522d0beac02';
+  const withdrawalRequests = '0x00000961ef480eb55e80d19ad83579a64c007002';
+  const word = (n: bigint) => `0x${n.toString(16).padStart(64, '0')}`;
+  const head = await node.rpc<{ number: string; timestamp: string }>('eth_getBlockByNumber', ['latest', false]);
+  const parent = await node.rpc<{ hash: string }>('eth_getBlockByNumber', [`0x${(BigInt(head.number) - 1n).toString(16)}`, false]);
+  t.is(await node.rpc('eth_call', [{ to: history, data: word(BigInt(head.number) - 1n) }, head.number]), parent.hash);
+  // A QBFT block has a zero parent beacon block root; a timestamp no block had is refused.
+  t.is(await node.rpc('eth_call', [{ to: beaconRoots, data: word(BigInt(head.timestamp)) }, head.number]), word(0n));
+  t.is((await node.rpcError('eth_call', [{ to: beaconRoots, data: word(BigInt(head.timestamp) + 1_000_000n) }, head.number])).code, 3);
+
+  // B (nonce 1 after its set-code transaction) asks for a withdrawal of 5 gwei for a validator key, paying the 1 wei fee.
+  const validatorKey = new Uint8Array(48).fill(0x4b);
+  const request = createFeeMarket1559Tx(
+    { chainId: 1337n, nonce: 1n, gasLimit: 300_000n, maxFeePerGas: 10n ** 11n, maxPriorityFeePerGas: 10n ** 9n, to: withdrawalRequests, value: 1n, data: new Uint8Array([...validatorKey, 0, 0, 0, 0, 0, 0, 0, 5]) },
+    { common },
+  ).sign(key(B.privateKey));
+  const mined = await receipt(await node.rpc<string>('eth_sendRawTransaction', [bytesToHex(request.serialize())]));
+  t.is(mined.status, '0x1');
+  const block = await node.rpc<{ requestsHash: string }>('eth_getBlockByNumber', [mined.blockNumber, false]);
+  // The request as the contract hands it out: source address, validator key, amount little-endian.
+  const requestBytes = new Uint8Array([0x01, ...hexToBytes(B.address as `0x${string}`), ...validatorKey, 5, 0, 0, 0, 0, 0, 0, 0]);
+  t.is(block.requestsHash, bytesToHex(sha256(sha256(requestBytes))));
 });

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import test from 'ava';
 import rocksdbModule from 'rocksdb';
 import { metaKey, MetaKey, SCHEMA_VERSION } from '../../src/chain/storage-schema.js';
+import { databasePath } from '../../src/shared/util/data-path.js';
 import { removeDataPath, runCli, startNode, tempDataPath } from '../helpers/node-process.js';
 
 /** A node start that is expected to fail; devp2p off unless asked for (never the default port 30303). */
@@ -152,10 +153,11 @@ function setVersion(db: Database, value: Buffer | undefined): Promise<void> {
 test('a database of another schema version, or of none, is refused on start without being changed', async (t) => {
   const node = await startNode();
   const dataPath = node.dataPath;
+  const database = databasePath(dataPath);
   try {
     const head = await node.rpc<{ number: string; hash: string }>('eth_getBlockByNumber', ['latest', false]);
     t.is(await node.stop(), 0);
-    const written = await withDatabase(dataPath, async (db) => {
+    const written = await withDatabase(database, async (db) => {
       const entries = await snapshot(db);
       t.is(entries.get(VERSION_KEY.toString('hex')), SCHEMA_VERSION.toString(16).padStart(2, '0'), 'the node wrote the current version');
       await setVersion(db, Buffer.from([99]));
@@ -166,13 +168,13 @@ test('a database of another schema version, or of none, is refused on start with
     t.is(newer.code, 2);
     t.true(
       newer.output.includes(
-        `Failed to start Basalt: Database at ${dataPath} was written by schema version 99; this Basalt reads version ${SCHEMA_VERSION}. Use a new --data-path or re-import the chain.`,
+        `Failed to start Basalt: Database at ${database} was written by schema version 99; this Basalt reads version ${SCHEMA_VERSION}. Use a new --data-path or re-import the chain.`,
       ),
       newer.output,
     );
-    t.deepEqual(await withDatabase(dataPath, snapshot), written, 'nothing was written');
+    t.deepEqual(await withDatabase(database, snapshot), written, 'nothing was written');
 
-    const unversioned = await withDatabase(dataPath, async (db) => {
+    const unversioned = await withDatabase(database, async (db) => {
       await setVersion(db, undefined);
       return snapshot(db);
     });
@@ -180,14 +182,14 @@ test('a database of another schema version, or of none, is refused on start with
     t.is(none.code, 2);
     t.true(
       none.output.includes(
-        `Failed to start Basalt: Database at ${dataPath} holds a chain but no schema version, so Basalt did not write it; this Basalt reads version ${SCHEMA_VERSION}. Use a new --data-path or re-import the chain.`,
+        `Failed to start Basalt: Database at ${database} holds a chain but no schema version, so Basalt did not write it; this Basalt reads version ${SCHEMA_VERSION}. Use a new --data-path or re-import the chain.`,
       ),
       none.output,
     );
-    t.deepEqual(await withDatabase(dataPath, snapshot), unversioned, 'nothing was written');
+    t.deepEqual(await withDatabase(database, snapshot), unversioned, 'nothing was written');
 
     // With its version back, the same database opens and serves the chain it holds.
-    await withDatabase(dataPath, (db) => setVersion(db, Buffer.from([Number(SCHEMA_VERSION)])));
+    await withDatabase(database, (db) => setVersion(db, Buffer.from([Number(SCHEMA_VERSION)])));
     const again = await startNode({ dataPath });
     try {
       t.is((await again.rpc<{ hash: string }>('eth_getBlockByNumber', [head.number, false])).hash, head.hash);

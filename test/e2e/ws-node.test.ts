@@ -2,18 +2,20 @@
  * JSON-RPC over WebSocket against a node process (rpc-auth-cli.md §6): ethers v6's WebSocketProvider
  * (new blocks, a contract event listener with a topic filter), raw frames for every answer of §6.2,
  * batches, subscriptions (ids across connections, unsubscribe, dropped with their connection,
- * pending and dropped transactions), each transport's API groups, plain HTTP on the WebSocket port,
+ * pending and dropped transactions, newHeads with full transactions), each transport's API groups,
+ * plain HTTP on the WebSocket port, several transport threads on one port,
  * and the limits: the 81st connection, a message over the frame limit, a client that never reads.
  */
 import test from 'ava';
+import { request as httpRequest } from 'node:http';
 import { Contract, JsonRpcProvider, WebSocketProvider, Wallet, toBeHex, zeroPadValue } from 'ethers';
 import type { ContractEventPayload } from 'ethers';
 import WebSocket from 'ws';
 import { DEV_ACCOUNTS } from '../helpers/dev-accounts.js';
 import { MARKED_ABI, markedDeployCode } from '../helpers/contracts.js';
-import { removeDataPath, startNode, tempDataPath } from '../helpers/node-process.js';
+import { removeDataPath, startNode, tempDataPath, waitFor } from '../helpers/node-process.js';
 import type { NodeProcess } from '../helpers/node-process.js';
-import { WsClient, listeningPort, waitForOutput } from '../helpers/ws-client.js';
+import { WsClient } from '../helpers/ws-client.js';
 
 /** Messages above 4 × this close the connection. */
 const FRAME_SIZE = 16_384;
@@ -23,6 +25,20 @@ let node: NodeProcess;
 let wsUrl: string;
 const dataPath = tempDataPath();
 const clients: WsClient[] = [];
+
+/** POSTs `body` on a TCP connection of its own; answers the response body. */
+function postOnNewConnection(url: string, body: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(url, { method: 'POST', agent: false, headers: { 'content-type': 'application/json' } }, (response) => {
+      let text = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => (text += chunk));
+      response.on('end', () => resolve(text));
+    });
+    request.once('error', reject);
+    request.end(body);
+  });
+}
 
 async function connect(): Promise<WsClient> {
   const client = await WsClient.open(wsUrl);
@@ -70,14 +86,13 @@ test.before(async () => {
     dataPath,
     args: [
       '--rpc-ws-enabled',
-      '--rpc-ws-port=0',
       `--rpc-ws-max-frame-size=${FRAME_SIZE}`,
       '--rpc-http-api=ETH,NET,WEB3,ADMIN',
       '--rpc-ws-api=ETH,NET,WEB3,TXPOOL',
       '--logging=DEBUG',
     ],
   });
-  wsUrl = `ws://127.0.0.1:${await listeningPort(node.output, 'Websocket')}`;
+  wsUrl = node.wsUrl!;
 });
 
 test.after.always(async () => {
@@ -211,7 +226,7 @@ test.serial('a connection\'s subscriptions are dropped when it closes', async (t
   await client.subscribe('logs', { topics: [null] });
   const since = node.output().length;
   await client.close();
-  t.regex(await waitForOutput(node.output, /A WebSocket connection closed: its \d+ subscription\(s\) dropped/, since), /its 2 subscription/);
+  t.regex((await node.waitForLog(/A WebSocket connection closed: its \d+ subscription\(s\) dropped/, { since })).text, /its 2 subscription/);
 });
 
 test.serial('newPendingTransactions as hashes and as objects; droppedPendingTransactions for a replaced transaction', async (t) => {
@@ -244,6 +259,30 @@ test.serial('newPendingTransactions as hashes and as objects; droppedPendingTran
     const replacement = await sender.sendTransaction({ to: DEV_ACCOUNTS[0].address, value: 2n, nonce: nonce + 5, ...fees, maxFeePerGas: 2n * 10n ** 10n, maxPriorityFeePerGas: 2n * 10n ** 9n });
     t.deepEqual(await client.notificationsOf(dropped, 1), [first.hash]);
     t.deepEqual((await client.notificationsOf(hashes, 2))[1], replacement.hash);
+  } finally {
+    httpProvider.destroy();
+  }
+});
+
+test.serial('newHeads with and without includeTransactions: the block as eth_getBlockByHash answers it', async (t) => {
+  const client = await connect();
+  const plain = await client.subscribe('newHeads');
+  const full = await client.subscribe('newHeads', { includeTransactions: true });
+  const httpProvider = new JsonRpcProvider(node.url, undefined, { staticNetwork: true });
+  try {
+    const sender = new Wallet(DEV_ACCOUNTS[0].privateKey, httpProvider);
+    const sent = await sender.sendTransaction({ to: DEV_ACCOUNTS[1].address, value: 1n });
+    const receipt = (await sent.wait(1, 15_000))!;
+    await client.until(
+      () => client.notifications(full).some((head) => (head as { hash: string }).hash === receipt.blockHash),
+      'the block of the transaction on the includeTransactions subscription',
+    );
+    await client.until(() => client.notifications(plain).some((head) => (head as { hash: string }).hash === receipt.blockHash), 'the same block on the other');
+    const withTransactions = client.notifications(full).find((head) => (head as { hash: string }).hash === receipt.blockHash) as { transactions: { hash: string }[] };
+    const withHashes = client.notifications(plain).find((head) => (head as { hash: string }).hash === receipt.blockHash);
+    t.deepEqual(withTransactions, await node.rpc('eth_getBlockByHash', [receipt.blockHash, true]));
+    t.deepEqual(withHashes, await node.rpc('eth_getBlockByHash', [receipt.blockHash, false]));
+    t.deepEqual(withTransactions.transactions.map((tx) => tx.hash), [sent.hash]);
   } finally {
     httpProvider.destroy();
   }
@@ -302,7 +341,7 @@ test.serial('a client that never reads is cut off once, while the node keeps ser
   // limit plus what the sockets hold, unless the node cuts the connection first.
   const batch = JSON.stringify(Array.from({ length: 700 }, (_, i) => ({ id: i, method: 'eth_getBlockByNumber', params: ['0x1', false] })));
   let cut = false;
-  const line = waitForOutput(node.output, /Closed the WebSocket connection from \S+: more than \d+ bytes waited/, since, 60_000).then((text) => {
+  const line = node.waitForLog(/Closed the WebSocket connection from \S+: more than \d+ bytes waited/, { since, timeoutMs: 60_000 }).then(({ text }) => {
     cut = true;
     return text;
   });
@@ -327,4 +366,43 @@ test.serial('the 81st WebSocket connection is refused by default; a closed one m
   await clients[0]!.close();
   const again = await connect();
   t.is((await again.call('eth_chainId')).result, '0x539');
+});
+
+test.serial('several transport threads share the HTTP and WebSocket ports picked by the kernel; one subscription id counter, every thread notified', async (t) => {
+  // Without ETH on WebSocket: eth_subscribe is served all the same, as in Besu (§6.2).
+  const shared = await startNode({ args: ['--rpc-ws-enabled', '--rpc-ws-api=NET', '--rpc-http-workers=2', '--logging=DEBUG'] });
+  const sockets: WsClient[] = [];
+  try {
+    t.regex(shared.output(), /JSON-RPC HTTP service started and listening on \S+:\d+ \(2 workers, at most 80 connections\)/);
+    // Separate TCP connections, which the connection guard spreads over the threads.
+    const answers = await Promise.all(Array.from({ length: 8 }, () => postOnNewConnection(shared.url, '{"jsonrpc":"2.0","id":1,"method":"eth_chainId"}')));
+    t.deepEqual(new Set(answers), new Set(['{"jsonrpc":"2.0","id":1,"result":"0x539"}']));
+
+    for (let i = 0; i < 16; i++) sockets.push(await WsClient.open(shared.wsUrl!));
+    t.deepEqual((await sockets[0]!.call('eth_blockNumber')).error, { code: -32604, message: 'Method not enabled' });
+    const ids = await Promise.all(sockets.map((socket) => socket.subscribe('newHeads')));
+    const sorted = ids.map(BigInt).sort((a, b) => (a < b ? -1 : 1));
+    t.deepEqual(sorted, ids.map((_, i) => sorted[0]! + BigInt(i)), 'one counter for the node: no id twice, none skipped');
+    // Each thread logs its connections: 16 of them did not all land on the same thread.
+    const threads = await waitFor(
+      'the node to log every connection',
+      async () => [...shared.output().matchAll(/\| (\S+) +\| DEBUG \| WebSocket \| WebSocket connection from \S+ opened/g)].map((match) => match[1]!),
+      (opened) => opened.length === 16,
+    );
+    t.is(new Set(threads).size, 2, `connections per thread: ${threads.join(' ')}`);
+    // A block after every subscription exists reaches every connection, on either thread.
+    const heads = await Promise.all(sockets.map((socket, i) => socket.notificationsOf(ids[i]!, 1)));
+    const top = heads.map((seen) => Number((seen.at(-1) as { number: string }).number)).reduce((a, b) => Math.max(a, b));
+    const atTop = await Promise.all(
+      sockets.map(async (socket, i) => {
+        await socket.until(() => socket.notifications(ids[i]!).some((head) => Number((head as { number: string }).number) === top + 1), `block ${top + 1}`);
+        return (socket.notifications(ids[i]!).find((head) => Number((head as { number: string }).number) === top + 1) as { hash: string }).hash;
+      }),
+    );
+    t.is(new Set(atTop).size, 1);
+  } finally {
+    for (const socket of sockets) socket.socket.terminate();
+    await shared.stop();
+    removeDataPath(shared.dataPath);
+  }
 });

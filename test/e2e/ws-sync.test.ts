@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { formatNodeKey } from '../../src/shared/ethereum/node-key.js';
 import { removeDataPath, startNode, tempDataPath } from '../helpers/node-process.js';
 import type { NodeProcess } from '../helpers/node-process.js';
-import { WsClient, listeningPort } from '../helpers/ws-client.js';
+import { WsClient } from '../helpers/ws-client.js';
 
 const started: NodeProcess[] = [];
 const paths: string[] = [];
@@ -45,8 +45,8 @@ test('a node catching up by full sync notifies its syncing subscriptions, then f
   paths.push(keyDir);
   const keyFile = join(keyDir, 'key');
   writeFileSync(keyFile, formatNodeKey(randomBytes(32)));
-  const follower = await node([`--node-private-key-file=${keyFile}`, '--rpc-ws-enabled', '--rpc-ws-port=0']);
-  const client = await WsClient.open(`ws://127.0.0.1:${await listeningPort(follower.output, 'Websocket')}`);
+  const follower = await node([`--node-private-key-file=${keyFile}`, '--rpc-ws-enabled']);
+  const client = await WsClient.open(follower.wsUrl!);
   try {
     const syncing = await client.subscribe('syncing');
     t.is(await follower.rpc('eth_blockNumber'), '0x0');

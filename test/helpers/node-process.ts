@@ -1,8 +1,8 @@
 /**
  * The one way tests and benchmarks start Basalt processes: `startNode` for a node that serves,
- * `runCli` for a command that runs to completion. A node listens on port 0 (JSON-RPC HTTP, and
- * devp2p when asked for) and the helper reads the bound ports from the node's own log lines, so no
- * two tests race for a port and none takes the default ports.
+ * `runCli` for a command that runs to completion. A node listens on port 0 (JSON-RPC HTTP, WebSocket
+ * when enabled, and devp2p when asked for) and the helper reads the bound ports from the node's own
+ * log lines, so no two tests race for a port and none takes the default ports.
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -31,6 +31,7 @@ export function removeDataPath(path: string): void {
 const HTTP_LISTENING = /JSON-RPC HTTP service started and listening on (\S+):(\d+)/;
 const GRAPHQL_LISTENING = /GraphQL HTTP service started and listening on (\S+):(\d+)/;
 const P2P_LISTENING = /P2P network started and listening on (\S+):(\d+)/;
+const WS_LISTENING = /Websocket service started and listening on (\S+):(\d+)/;
 
 export interface LogLine {
   text: string;
@@ -71,6 +72,8 @@ interface SpawnOptions {
   env?: Record<string, string>;
   /** Node.js flags before the script, e.g. `--cpu-prof` (refused in NODE_OPTIONS). */
   nodeFlags?: string[];
+  /** Written to the process's standard input, which is then closed (default: no standard input). */
+  stdin?: string;
 }
 
 /**
@@ -82,7 +85,11 @@ const HTTP_ENGINE_OF_TEST_RUN = 'BASALT_XHTTP_ENGINE';
 function spawnBasalt(argv: string[], opts: SpawnOptions = {}): Spawned {
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env)) if (!name.startsWith('BASALT_') || name === HTTP_ENGINE_OF_TEST_RUN) env[name] = value;
-  const child = spawn(process.execPath, [...(opts.nodeFlags ?? []), BIN, ...argv], { env: { ...env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...(opts.nodeFlags ?? []), BIN, ...argv], {
+    env: { ...env, ...opts.env },
+    stdio: [opts.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+  });
+  if (opts.stdin !== undefined) child.stdin!.end(opts.stdin);
   let output = '';
   let stdout = '';
   let stderr = '';
@@ -187,7 +194,10 @@ export interface StartOptions extends SpawnOptions {
   genesis?: string;
   /** Default: a new temporary directory (the caller removes it, see `NodeProcess.dataPath`). */
   dataPath?: string;
-  /** More CLI options; `--rpc-http-port`, `--p2p-port` or `--p2p-interface` given here replace the helper's. */
+  /**
+   * More CLI options; `--rpc-http-port`, `--rpc-ws-port`, `--p2p-port` or `--p2p-interface` given here
+   * replace the helper's. With `--rpc-ws-enabled` here, the WebSocket port is 0 too and `wsUrl` is set.
+   */
   args?: string[];
   /** devp2p on, on 127.0.0.1 and port 0. Off by default: a test node never takes the default port 30303. */
   p2p?: boolean;
@@ -208,6 +218,8 @@ export interface NodeProcess {
   p2pPort: number | undefined;
   /** `http://127.0.0.1:<port>/graphql` when GraphQL HTTP was asked for (`graphql: true`). */
   graphqlUrl: string | undefined;
+  /** `ws://127.0.0.1:<port>` of the JSON-RPC WebSocket port; undefined unless `--rpc-ws-enabled` was given. */
+  wsUrl: string | undefined;
   dataPath: string;
   process: ChildProcess;
   /** Everything the node printed so far (stdout and stderr). */
@@ -230,7 +242,12 @@ export interface RpcErrorObject {
   data?: unknown;
 }
 
-/** The CLI arguments of a test node: its chain, data path, JSON-RPC HTTP on port 0, devp2p as asked. */
+/** Whether `args` turn on the JSON-RPC WebSocket service. */
+function wsEnabled(args: readonly string[]): boolean {
+  return args.some((arg) => arg === '--rpc-ws-enabled' || arg === '--rpc-ws-enabled=true');
+}
+
+/** The CLI arguments of a test node: its chain, data path, JSON-RPC HTTP (and WS) on port 0, devp2p as asked. */
 function nodeArgs(opts: Pick<StartOptions, 'genesis' | 'args' | 'p2p' | 'graphql' | 'jsonRpc'> & { dataPath: string }): string[] {
   const args = opts.args ?? [];
   const given = (name: string) => args.some((arg) => arg === name || arg.startsWith(`${name}=`));
@@ -239,6 +256,7 @@ function nodeArgs(opts: Pick<StartOptions, 'genesis' | 'args' | 'p2p' | 'graphql
     opts.genesis === undefined ? '--network=dev' : `--genesis-file=${opts.genesis}`,
     `--data-path=${opts.dataPath}`,
     ...(opts.jsonRpc === false ? [] : ['--rpc-http-enabled', ...unlessGiven('--rpc-http-port', '0')]),
+    ...(wsEnabled(args) ? unlessGiven('--rpc-ws-port', '0') : []),
     ...(opts.p2p ? ['--p2p-enabled=true', ...unlessGiven('--p2p-interface', '127.0.0.1'), ...unlessGiven('--p2p-port', '0')] : ['--p2p-enabled=false']),
     ...(opts.graphql ? ['--graphql-http-enabled', ...unlessGiven('--graphql-http-port', '0')] : []),
     ...args,
@@ -268,10 +286,11 @@ export function launchNode(opts: StartOptions = {}): LaunchedNode {
   p2pPort.catch(() => undefined);
   const ready = (async () => {
     try {
-      // The supervisor logs the JSON-RPC port before the GraphQL one.
+      // The supervisor logs the JSON-RPC HTTP port, then the WebSocket one, then GraphQL's.
       const port = opts.jsonRpc === false ? 0 : await portFrom(HTTP_LISTENING);
+      const wsPort = wsEnabled(opts.args ?? []) ? await portFrom(WS_LISTENING) : undefined;
       const graphqlPort = opts.graphql ? await portFrom(GRAPHQL_LISTENING) : undefined;
-      return served(run, dataPath, opts.p2p ? await p2pPort : undefined, port, graphqlPort);
+      return served(run, dataPath, { p2pPort: opts.p2p ? await p2pPort : undefined, port, wsPort, graphqlPort });
     } catch (err) {
       if (run.process.exitCode === null && run.process.signalCode === null) run.process.kill('SIGKILL');
       await run.exited;
@@ -282,7 +301,11 @@ export function launchNode(opts: StartOptions = {}): LaunchedNode {
   return { p2pPort, ready };
 }
 
-function served(run: Spawned, dataPath: string, p2pPort: number | undefined, port: number, graphqlPort: number | undefined): NodeProcess {
+function served(
+  run: Spawned,
+  dataPath: string,
+  { p2pPort, port, wsPort, graphqlPort }: { p2pPort: number | undefined; port: number; wsPort: number | undefined; graphqlPort: number | undefined },
+): NodeProcess {
   const child = run.process;
   const running = () => child.exitCode === null && child.signalCode === null;
   const kill = async (): Promise<void> => {
@@ -321,7 +344,8 @@ function served(run: Spawned, dataPath: string, p2pPort: number | undefined, por
   };
 
   const graphqlUrl = graphqlPort === undefined ? undefined : `http://127.0.0.1:${graphqlPort}/graphql`;
-  return { url, port, p2pPort, graphqlUrl, dataPath, process: child, output: run.output, waitForLog: run.waitForLog, stop, kill, rpc, rpcError };
+  const wsUrl = wsPort === undefined ? undefined : `ws://127.0.0.1:${wsPort}`;
+  return { url, port, p2pPort, graphqlUrl, wsUrl, dataPath, process: child, output: run.output, waitForLog: run.waitForLog, stop, kill, rpc, rpcError };
 }
 
 /** Polls `probe` until `done` holds for its value; rejects with the last value past the timeout. */

@@ -1,7 +1,6 @@
 /**
  * A small JSON-RPC client over a raw WebSocket (the `ws` package) for tests that look at frames:
  * every message the node sends is kept in arrival order, and a test waits for the one it expects.
- * Also: reading a bound port from a node's start-up log line.
  */
 import WebSocket from 'ws';
 
@@ -108,31 +107,5 @@ export class WsClient {
     const waiters = this.waiters;
     this.waiters = [];
     for (const waiter of waiters) waiter();
-  }
-}
-
-/**
- * Waits for the node's log line naming where a service listens and answers the port, e.g.
- * `Websocket service started and listening on 127.0.0.1:40123`.
- */
-export async function listeningPort(output: () => string, service: 'Websocket' | 'JSON-RPC HTTP', timeoutMs = 30_000): Promise<number> {
-  const pattern = new RegExp(`${service} service started and listening on \\S+:(\\d+)`);
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const match = pattern.exec(output());
-    if (match) return Number(match[1]);
-    if (Date.now() > deadline) throw new Error(`no "${service} service started" line within ${timeoutMs} ms:\n${output().slice(-3000)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-/** Waits until the node printed a line matching `pattern` (after offset `since` of its output). */
-export async function waitForOutput(output: () => string, pattern: RegExp, since = 0, timeoutMs = 20_000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const match = pattern.exec(output().slice(since));
-    if (match) return match[0];
-    if (Date.now() > deadline) throw new Error(`no output matching ${pattern} within ${timeoutMs} ms:\n${output().slice(-3000)}`);
-    await new Promise((r) => setTimeout(r, 50));
   }
 }

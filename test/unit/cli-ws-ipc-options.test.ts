@@ -34,7 +34,7 @@ test('defaults', (t) => {
 
 test('every --rpc-ws-* and --Xrpc-ipc-* option: BASALT_ + upper snake case, TOML key = the long name', (t) => {
   const specs = OPTION_SPECS.filter((spec) => spec.longNames.some((name) => name.startsWith('--rpc-ws-') || name.startsWith('--Xrpc-ipc-')));
-  t.is(specs.length, 9);
+  t.is(specs.length, 14);
   for (const spec of specs) {
     t.deepEqual(spec.envNames, spec.longNames.map((name) => `BASALT_${name.slice(2).toUpperCase().replace(/-/g, '_')}`));
     t.deepEqual(spec.tomlKeys, spec.longNames.map((name) => name.slice(2)));
@@ -57,6 +57,15 @@ test('the three sources, for WebSocket and IPC alike', (t) => {
   const fromCli = resolve(['--rpc-ws-enabled', '--rpc-ws-max-active-connections=5', '--Xrpc-ipc-apis=NET'], { BASALT_RPC_WS_MAX_ACTIVE_CONNECTIONS: '7' });
   t.is(fromCli.rpcWsMaxActiveConnections, 5);
   t.deepEqual(fromCli.rpcIpcApi, ['NET']);
+});
+
+test('--rpc-ws-host defaults to the --p2p-host value (§6.1), however that is given', (t) => {
+  t.is(resolve(['--p2p-host=10.1.2.3']).rpcWsHost, '10.1.2.3');
+  t.is(resolve([], { BASALT_P2P_HOST: '10.1.2.4' }).rpcWsHost, '10.1.2.4');
+  t.is(resolve([], {}, 'p2p-host = "10.1.2.5"\n').rpcWsHost, '10.1.2.5');
+  t.is(resolve(['--p2p-host=10.1.2.3', '--rpc-ws-host=0.0.0.0']).rpcWsHost, '0.0.0.0');
+  t.is(resolve(['--rpc-ws-host=0.0.0.0'], {}, 'p2p-host = "10.1.2.5"\n').rpcWsHost, '0.0.0.0');
+  t.true(renderHelp([]).includes('the --p2p-host value'));
 });
 
 test('bad values, and the WebSocket port clashing with the HTTP port', (t) => {

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import { MerkleStateManager } from '@ethereumjs/statemanager';
 import { createVM, runBlock } from '@ethereumjs/vm';
-import { Address, ecrecover } from '@ethereumjs/util';
+import { Address, bigIntToBytes, ecrecover, setLengthLeft } from '@ethereumjs/util';
 import * as nobleSecp from '@noble/secp256k1';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 
@@ -188,7 +188,18 @@ test('the embedded dev network loads; its extraData names the dev validator', as
   t.is(extra.vote, undefined);
 
   const built = await buildGenesis(genesis);
-  t.is(hex(built.stateRoot), BESU_DEV_STATE_ROOT, 'same three funded accounts as Besu dev');
+  // Besu dev's three funded accounts exactly: without the system contracts, Besu dev's state root.
+  const funded = { ...genesis, alloc: genesis.alloc.filter((entry) => entry.code.length === 0) };
+  t.is(hex(await computeGenesisStateRoot(funded, built.common)), BESU_DEV_STATE_ROOT, 'same three funded accounts as Besu dev');
+  t.is(funded.alloc.length, 3);
+  // Prague and Osaka run at genesis: their system contracts are there (nonce 1, as deployed on mainnet).
+  const systemContracts = genesis.alloc.filter((entry) => entry.code.length > 0);
+  t.deepEqual(systemContracts.map((entry) => [hex(entry.address), entry.nonce]), [
+    ['0x000f3df6d732807ef1319fb7b8bb8522d0beac02', 1n],
+    ['0x0000f90827f1c53a10cb7a02335b175320002935', 1n],
+    ['0x00000961ef480eb55e80d19ad83579a64c007002', 1n],
+    ['0x0000bbddc7ce488642fb579f8b00f3a590007251', 1n],
+  ]);
   // The dev network follows mainnet: every fork through Osaka at genesis.
   t.is(built.common.hardfork(), 'osaka');
   t.true(built.common.isActivatedEIP(7702) && built.common.isActivatedEIP(7825) && built.common.isActivatedEIP(7951));
@@ -430,8 +441,11 @@ test('native ecrecover agrees with ethereumjs\' pure-JS ecrecover, high-s includ
   t.throws(() => nativeEcrecover(new Uint8Array(32), 29n, new Uint8Array(32), new Uint8Array(32)), { message: /v value/ });
 });
 
-/** Run an empty block 1 on top of `genesis` with ethereumjs' runBlock; returns the post-state root. */
-async function runEmptyBlockOne(genesis: Genesis, coinbase: Uint8Array, timestamp: bigint): Promise<Uint8Array> {
+/**
+ * Runs an empty block 1 on top of `genesis` with ethereumjs' runBlock, which checks that the state
+ * root afterwards is `expectedStateRoot` (the genesis state root when not given).
+ */
+async function runEmptyBlockOne(genesis: Genesis, coinbase: Uint8Array, timestamp: bigint, expectedStateRoot?: (genesisHash: Uint8Array) => Promise<Uint8Array>): Promise<Uint8Array> {
   const built = await buildGenesis(genesis);
   const common = built.common.copy();
   const stateManager = new MerkleStateManager({ common });
@@ -448,8 +462,7 @@ async function runEmptyBlockOne(genesis: Genesis, coinbase: Uint8Array, timestam
         difficulty: 1n,
         extraData: genesis.header.extraData,
         mixHash: genesis.header.mixHash,
-        // Unchanged state is what Besu produces: zero block reward, no beacon-roots contract.
-        stateRoot: built.stateRoot,
+        stateRoot: expectedStateRoot ? await expectedStateRoot(built.hash) : built.stateRoot,
       },
     },
     { common, setHardfork: true },
@@ -459,14 +472,26 @@ async function runEmptyBlockOne(genesis: Genesis, coinbase: Uint8Array, timestam
   return result.stateRoot;
 }
 
-test('an empty QBFT block leaves the state untouched: no PoW reward, no EIP-4788 account (Besu parity)', async (t) => {
+test('an empty QBFT block pays no PoW reward; on the dev network it makes only the system contracts\' writes (Besu parity)', async (t) => {
   // Vector B block 1 (Berlin): Besu's stateRoot is the empty trie root although the coinbase is a validator.
   const vectorB = parseGenesis(vectorBGenesisJson());
   const proposer = bytes('0x1eff47bc3a10a45d4b230b5d10e37751fe6aa718');
   t.is(hex(await runEmptyBlockOne(vectorB, proposer, 0x65000002n)), EMPTY_TRIE_ROOT);
 
-  // Dev network (Osaka): the beacon-roots, history and request system calls are skipped: their contracts are absent.
+  // Dev network (Osaka): EIP-4788 stores the timestamp (the beacon root is zero, so no second slot) and
+  // EIP-2935 the genesis hash; nothing else changes: no reward for the validator, the request
+  // contracts' queues stay empty.
   const dev = parseGenesis(loadDevNetwork().genesisJson);
   const validator = addressOf(loadDevNetwork().validatorKey);
-  t.is(hex(await runEmptyBlockOne(dev, validator, 1000n)), BESU_DEV_STATE_ROOT);
+  const slot = (n: bigint) => setLengthLeft(bigIntToBytes(n), 32);
+  const expected = async (genesisHash: Uint8Array) => {
+    const state = new MerkleStateManager({ common: createChainCommon(dev) });
+    await writeGenesisState(state, dev);
+    await state.putStorage(new Address(bytes('0x000f3df6d732807ef1319fb7b8bb8522d0beac02')), slot(1000n % 8191n), bigIntToBytes(1000n));
+    await state.putStorage(new Address(bytes('0x0000f90827f1c53a10cb7a02335b175320002935')), slot(0n), genesisHash);
+    await state.flush();
+    return state.getStateRoot();
+  };
+  const root = await runEmptyBlockOne(dev, validator, 1000n, expected);
+  t.not(hex(root), hex((await buildGenesis(dev)).stateRoot));
 });

@@ -16,7 +16,7 @@ import { TRANSPORT_CHAIN, TRANSPORT_TXPOOL } from '../../src/shared/actors/chann
 import type { PoolTxForBlock } from '../../src/shared/actors/messages.js';
 import { loadDevNetwork } from '../../src/shared/ethereum/genesis.js';
 import { txCommonFor } from '../../src/shared/ethereum/tx-common.js';
-import { serveMethods } from '../../src/shared/rpc/dispatch.js';
+import { serveMethods, serveMethodsAsJsonText } from '../../src/shared/rpc/dispatch.js';
 import { decodeRawTransaction } from '../../src/tasks/transaction-decode.js';
 import { createGraphqlService, type GraphqlService } from '../../src/transport/graphql/execute.js';
 import type { GraphqlBackend } from '../../src/transport/graphql/query-data.js';
@@ -72,13 +72,13 @@ const openPorts: MessagePort[] = [];
 /** The chain's real handlers behind a real channel, with every request the transport end sends counted. */
 function backendOf(chain: Chain): { backend: GraphqlBackend; requests: string[] } {
   const rpc = new ChainRpc(chain, { rpcGasCap: 0n, minGasPrice: 0n });
-  const serve = serveMethods('chain', rpc.handlers);
+  const serve = serveMethodsAsJsonText('chain', rpc.handlers);
   const chainPorts = new MessageChannel();
   openChannel(TRANSPORT_CHAIN, 'chain', chainPorts.port2).serve({ rpc: ({ method, params }) => serve(method, params), subscriptionInterest: () => null, ...rpc.bulkReads });
   const chainEnd = openChannel(TRANSPORT_CHAIN, 'transport', chainPorts.port1);
   const poolPorts = new MessageChannel();
   openChannel(TRANSPORT_TXPOOL, 'txpool', poolPorts.port2).serve({
-    rpc: () => null,
+    rpc: () => 'null',
     subscriptionInterest: () => null,
     pending: () => ({ count: 0, transactions: [] }), transactions: ({ hashes }) => hashes.map(() => null) });
   const poolEnd = openChannel(TRANSPORT_TXPOOL, 'transport', poolPorts.port1);

@@ -38,7 +38,7 @@ test('IPC: parse failures are Parse error, an empty batch is Invalid Request (§
   t.is(await ipc('{"jsonrpc":"2.0","id":"a","method":"m"}'), '{"jsonrpc":"2.0","id":"a","result":"m:0"}');
 });
 
-test('eth_subscribe and eth_unsubscribe: "Method not found" over HTTP, dispatched to the transport over WS and IPC', async (t) => {
+test('eth_subscribe and eth_unsubscribe: "Method not found" over HTTP, dispatched to the transport over WS and IPC whatever groups are on', async (t) => {
   const sent: string[] = [];
   const send: Dispatch = async (owner, method) => {
     sent.push(`${owner}:${method}`);
@@ -54,21 +54,32 @@ test('eth_subscribe and eth_unsubscribe: "Method not found" over HTTP, dispatche
     t.deepEqual(await call('eth_subscribe', ['newHeads']), { result: '0x1' });
     t.deepEqual(await call('eth_subscribe', ['nope']), { error: RpcErrors.INVALID_REQUEST });
     t.deepEqual(await call('eth_unsubscribe', ['0x1']), { result: '0x1' });
-    // ETH off on this transport: its methods, subscriptions included, are not enabled.
+    // ETH off on this transport: its other methods are not enabled, subscriptions still are (§6.2).
     const withoutEth = createMethodCaller({ enabledApis: ['NET'], transport, send });
-    t.deepEqual(await withoutEth('eth_subscribe', ['newHeads']), { error: RpcErrors.METHOD_NOT_ENABLED });
+    t.deepEqual(await withoutEth('eth_chainId', []), { error: RpcErrors.METHOD_NOT_ENABLED });
+    t.deepEqual(await withoutEth('eth_subscribe', ['newHeads']), { result: '0x1' });
+    t.deepEqual(await withoutEth('eth_unsubscribe', ['0x1']), { result: '0x1' });
   }
-  t.deepEqual(sent, ['transport:eth_subscribe', 'transport:eth_unsubscribe', 'transport:eth_subscribe', 'transport:eth_unsubscribe']);
+  const both = ['transport:eth_subscribe', 'transport:eth_unsubscribe'];
+  t.deepEqual(sent, [...both, ...both, ...both, ...both]);
 });
 
-test('the WebSocket port: handshakes checked against the host allow-list, plain HTTP refused (§6.1)', (t) => {
-  const policy = createWsPortPolicy({ hostAllowlist: ['localhost', '127.0.0.1'] });
+test('the WebSocket port: handshakes checked against the host allow-list, plain HTTP refused (§6.1), /login with authentication on (§8.4)', (t) => {
+  const policy = createWsPortPolicy({ hostAllowlist: ['localhost', '127.0.0.1'], loginServed: false, maxLoginBodyLength: 100 });
+  const request = (method: string, path: string, host: string, contentLength?: string) => ({ method, path, host, contentLength });
   t.is(policy.upgrade('localhost:8546'), undefined);
   t.like(policy.upgrade('evil.example'), { status: 403, body: '' });
   t.like(policy.upgrade(undefined), { status: 403 });
-  t.like(policy.request({ method: 'GET', path: '/', host: '127.0.0.1' }), { status: 400, body: WS_PORT_HTTP_BODY });
-  t.like(policy.request({ method: 'POST', path: '/anything', host: '127.0.0.1' }), { status: 400, body: WS_PORT_HTTP_BODY });
-  t.like(policy.request({ method: 'POST', path: '/login', host: '127.0.0.1' }), { status: 400, reason: 'Authentication not enabled', body: '' });
-  t.like(policy.request({ method: 'GET', path: '/', host: 'evil.example' }), { status: 403, body: '{"message":"Host not authorized."}' });
-  t.is(createWsPortPolicy({ hostAllowlist: ['*'] }).upgrade(undefined), undefined);
+  t.like(policy.request(request('GET', '/', '127.0.0.1')), { status: 400, body: WS_PORT_HTTP_BODY });
+  t.like(policy.request(request('POST', '/anything', '127.0.0.1')), { status: 400, body: WS_PORT_HTTP_BODY });
+  t.like(policy.request(request('POST', '/login', '127.0.0.1')), { status: 400, reason: 'Authentication not enabled', body: '' });
+  t.like(policy.request(request('GET', '/', 'evil.example')), { status: 403, body: '{"message":"Host not authorized."}' });
+  t.is(createWsPortPolicy({ hostAllowlist: ['*'], loginServed: false, maxLoginBodyLength: 100 }).upgrade(undefined), undefined);
+
+  const withLogin = createWsPortPolicy({ hostAllowlist: ['127.0.0.1'], loginServed: true, maxLoginBodyLength: 100 });
+  t.like(withLogin.request(request('POST', '/login', '127.0.0.1', '100')), { kind: 'proceed', route: 'login' });
+  t.like(withLogin.request(request('POST', '/login/', '127.0.0.1')), { kind: 'proceed', route: 'login' });
+  t.like(withLogin.request(request('POST', '/login', '127.0.0.1', '101')), { status: 413, closeConnection: true });
+  t.like(withLogin.request(request('GET', '/login', '127.0.0.1')), { status: 400, body: WS_PORT_HTTP_BODY });
+  t.like(withLogin.request(request('POST', '/login', 'evil.example')), { status: 403 });
 });

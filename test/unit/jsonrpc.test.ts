@@ -609,6 +609,19 @@ test('eth_getTransactionByHash asks the pool first and the chain only when the p
   t.is(failing.sent.length, 1);
 });
 
+test('an actor answers JSON text: written out as it came, re-laid out when pretty printing, "null" falls back', async (t) => {
+  const text = '{"logs":[{"a":"0x1"}],"n":null}';
+  const call: RpcCaller = async () => ({ resultJson: text });
+  const compact = await handleJsonRpcBody('{"id":7,"method":"eth_getLogs"}', { maxBatchSize: 1, call });
+  t.is(compact.body, `{"jsonrpc":"2.0","id":7,"result":${text}}`);
+  const pretty = await handleJsonRpcBody('{"id":7,"method":"eth_getLogs"}', { maxBatchSize: 1, prettyPrint: true, call });
+  t.is(pretty.body, '{\n  "jsonrpc" : "2.0",\n  "id" : 7,\n  "result" : {\n    "logs" : [ {\n      "a" : "0x1"\n    } ],\n    "n" : null\n  }\n}');
+
+  const mined = caller({ answer: (s) => ({ resultJson: s.owner === 'txpool' ? 'null' : '"mined-shape"' }) });
+  t.deepEqual(await mined.call('eth_getTransactionByHash', [HASH]), { resultJson: '"mined-shape"' });
+  t.deepEqual(mined.sent.map((s) => s.owner), ['txpool', 'chain']);
+});
+
 test('owner answers pass through; a thrown RpcError becomes its object; any other throw -32603', async (t) => {
   const errorAnswer = caller({ answer: () => ({ error: { code: 3, message: 'Execution reverted', data: '0x' } }) });
   t.deepEqual(await errorAnswer.call('eth_call', [{}, 'latest']), { error: { code: 3, message: 'Execution reverted', data: '0x' } });

@@ -41,15 +41,19 @@ const THREAD_FOLDERS = ['src/chain/', 'src/txpool/', 'src/consensus/', 'src/p2p/
 
 /** Each entry, the folders of its own thread (besides src/shared/), and packages it must not load. */
 const ENTRIES: { entry: string; own: string[]; forbiddenPackages: string[] }[] = [
-  { entry: 'workers/transport.worker.ts', own: ['src/transport/'], forbiddenPackages: ['@ethereumjs/devp2p', '@ethereumjs/vm', '@ethereumjs/evm', 'rocksdb'] },
+  // bcrypt never runs on a transport thread: logins go to the login pool (workers/tasks/credentials-login.task.ts).
+  { entry: 'workers/transport.worker.ts', own: ['src/transport/'], forbiddenPackages: ['@ethereumjs/devp2p', '@ethereumjs/vm', '@ethereumjs/evm', 'rocksdb', 'bcryptjs'] },
   { entry: 'workers/txpool.worker.ts', own: ['src/txpool/'], forbiddenPackages: ['@ethereumjs/devp2p', '@ethereumjs/vm', '@ethereumjs/evm', 'rocksdb'] },
   { entry: 'workers/consensus.worker.ts', own: ['src/consensus/'], forbiddenPackages: ['@ethereumjs/devp2p', '@ethereumjs/vm', '@ethereumjs/evm', 'rocksdb'] },
   { entry: 'workers/p2p.worker.ts', own: ['src/p2p/'], forbiddenPackages: ['@ethereumjs/vm', '@ethereumjs/evm', 'rocksdb'] },
   { entry: 'workers/chain.worker.ts', own: ['src/chain/'], forbiddenPackages: ['@ethereumjs/devp2p', 'hyper-express'] },
   { entry: 'workers/tasks/transaction-decode.task.ts', own: ['src/tasks/'], forbiddenPackages: ['@ethereumjs/devp2p', '@ethereumjs/vm', 'rocksdb'] },
+  { entry: 'workers/tasks/credentials-login.task.ts', own: ['src/tasks/'], forbiddenPackages: ['@ethereumjs/devp2p', '@ethereumjs/vm', '@ethereumjs/evm', 'rocksdb', 'hyper-express'] },
 ];
 
-for (const { entry, own, forbiddenPackages } of ENTRIES) {
+for (const { entry, own, forbiddenPackages: forbidden } of ENTRIES) {
+  // Metrics are served from the main thread; a worker keeps plain counters and never loads the client library.
+  const forbiddenPackages = [...forbidden, 'prom-client'];
   test(`${entry} loads only its own thread's folders, src/shared/ and allowed packages`, (t) => {
     const { files, packages } = reachable(entry);
     const foreign = [...files].filter((file) => THREAD_FOLDERS.some((folder) => file.startsWith(folder)) && !own.some((folder) => file.startsWith(folder)));

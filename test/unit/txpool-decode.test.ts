@@ -7,7 +7,7 @@ import {
   createFeeMarket1559Tx,
   createLegacyTx,
 } from '@ethereumjs/tx';
-import { SECP256K1_ORDER, bigIntToUnpaddedBytes, bytesToBigInt, privateToAddress, privateToPublic } from '@ethereumjs/util';
+import { SECP256K1_ORDER, bigIntToUnpaddedBytes, bytesToBigInt, bytesToHex, privateToAddress, privateToPublic } from '@ethereumjs/util';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import secp256k1 from 'secp256k1';
 
@@ -408,6 +408,54 @@ test('blob transactions: bare form undecodable, wrapped form fails without a KZG
     code: -32602,
     message: 'Invalid transaction type',
   });
+});
+
+test('blob wrapper versions: version 0 before Osaka, version 1 (EIP-7594 cell proofs) from Osaka, the other refused', (t) => {
+  const commitment = new Uint8Array(48).fill(7);
+  const versionedHash = sha256(commitment);
+  versionedHash[0] = 0x01;
+  const body: Field[] = [CHAIN_ID, 0n, 1n, 1000n, 21000n, RECIPIENT, 0n, new Uint8Array(), [], 1n, [versionedHash]];
+  const signedBody = RLP.decode(signRaw(3, body, key).subarray(1)) as Uint8Array[];
+  const blob = new Uint8Array(131072).fill(3);
+  const cellProofs = Array.from({ length: 128 }, (_, i) => new Uint8Array(48).fill(i));
+  const v0 = new Uint8Array([3, ...RLP.encode([signedBody, [blob], [commitment], [new Uint8Array(48)]])]);
+  const v1 = new Uint8Array([3, ...RLP.encode([signedBody, Uint8Array.of(1), [blob], [commitment], cellProofs])]);
+  // What the decoder asks of KZG (whose real checks the node-blob e2e test runs); every proof "holds" here.
+  const asked: { method: string; args: unknown[] }[] = [];
+  const verifier = {
+    verifyBlobProofBatch: (...args: unknown[]) => (asked.push({ method: 'verifyBlobProofBatch', args }), true),
+    computeCells: (blob: string) => (asked.push({ method: 'computeCells', args: [blob.length] }), Array.from({ length: 128 }, (_, i) => `0x${i}`)),
+    verifyCellKzgProofBatch: (...args: unknown[]) => (asked.push({ method: 'verifyCellKzgProofBatch', args }), true),
+  };
+  const osaka = txRulesFor(CHAIN_ID, 'osaka');
+  const kzgFailure = { code: -32603, message: 'blobs failed kzg validation' };
+
+  t.is(decodeRawTransaction(v0, prague, verifier).type, 3);
+  t.deepEqual(asked.map((a) => a.method), ['verifyBlobProofBatch']);
+  t.deepEqual(rejection(() => decodeRawTransaction(v1, prague, verifier)), kzgFailure, 'cell proofs before Osaka');
+
+  asked.length = 0;
+  t.deepEqual(rejection(() => decodeRawTransaction(v0, osaka, verifier)), kzgFailure, 'a blob proof from Osaka on');
+  t.deepEqual(rejection(() => decodeRawTransaction(v0, txRulesFor(CHAIN_ID, 'bpo2'), verifier)), kzgFailure, 'and in the BPO forks');
+  t.deepEqual(asked, [], 'refused before any KZG work');
+  const decoded = decodeRawTransaction(v1, osaka, verifier);
+  t.is(bytesToHex(decoded.canonical!), bytesToHex(new Uint8Array([3, ...RLP.encode(signedBody)])), 'the block form drops the wrapper');
+  t.deepEqual(asked.map((a) => a.method), ['computeCells', 'verifyCellKzgProofBatch']);
+  t.is(asked[0]!.args[0], 2 + 2 * 131072, 'the cells of the one blob');
+  const [commitments, indices, cells, proofs] = asked[1]!.args as string[][];
+  t.is(commitments!.length, 128);
+  t.true(commitments!.every((c) => c === bytesToHex(commitment)));
+  t.deepEqual(indices, Array.from({ length: 128 }, (_, i) => i));
+  t.is(cells!.length, 128);
+  t.deepEqual(proofs, cellProofs.map(bytesToHex));
+
+  // A version 1 wrapper must carry 128 proofs per blob; a failing cell proof is a KZG failure too.
+  const short = new Uint8Array([3, ...RLP.encode([signedBody, Uint8Array.of(1), [blob], [commitment], cellProofs.slice(1)])]);
+  t.deepEqual(rejection(() => decodeRawTransaction(short, osaka, verifier)), kzgFailure);
+  t.deepEqual(rejection(() => decodeRawTransaction(v1, osaka, { ...verifier, verifyCellKzgProofBatch: () => false })), kzgFailure);
+  t.deepEqual(rejection(() => decodeRawTransaction(v1, osaka, { ...verifier, computeCells: () => { throw new Error('bad blob'); } })), kzgFailure);
+  const unknownVersion = new Uint8Array([3, ...RLP.encode([signedBody, Uint8Array.of(2), [blob], [commitment], cellProofs])]);
+  t.deepEqual(rejection(() => decodeRawTransaction(unknownVersion, osaka, verifier)), kzgFailure);
 });
 
 test('checks run in Besu order: chain id before signature before type before fees', (t) => {

@@ -76,16 +76,22 @@ export class ChainRpcContext {
 
   async blockByTag(tag: BlockTag): Promise<Block | undefined> {
     if (tag.kind === 'number') return this.store.getBlockByNumber(tag.number);
-    // QBFT finality is immediate: `finalized` and `safe` are the head, and no pending block is built.
     if (tag.tag === 'earliest') return this.store.getBlockByNumber(0n);
+    // Only a consensus client names the `safe` and `finalized` blocks (Besu keeps them from the engine
+    // API's forkchoice), and Basalt has none: on QBFT too they name no block (spec §2.4: -39001).
+    // No pending block is built: `pending` is the head.
+    if (tag.tag === 'finalized' || tag.tag === 'safe') throw new RpcError(RpcErrors.UNKNOWN_BLOCK);
     return this.chain.getHeadBlock();
   }
 
-  /** Reads the state after the block a parameter names; null when there is no such block. */
-  async readState<T extends Json | bigint>(ref: BlockRef, read: (vm: VM) => Promise<T>): Promise<T | null> {
+  /**
+   * Reads the state after the block a parameter names; null when there is no such block. `onTrie`:
+   * the read needs the trie itself (proofs), not just the state.
+   */
+  async readState<T extends Json | bigint>(ref: BlockRef, read: (vm: VM) => Promise<T>, onTrie = false): Promise<T | null> {
     const block = await this.blockByRef(ref);
     if (!block) return null;
-    return this.chain.withStateAt(block.header.stateRoot, read);
+    return onTrie ? this.chain.withTrieStateAt(block.header.stateRoot, read) : this.chain.withStateAt(block.header.stateRoot, read);
   }
 
   /** The canonical block holding a transaction, and its index there. */

@@ -1,7 +1,8 @@
 /**
  * Gas prices, fee history and the fork configuration (registry: fee-methods.ts).
  */
-import type { Block } from '@ethereumjs/block';
+import type { Block, BlockHeader } from '@ethereumjs/block';
+import type { Common } from '@ethereumjs/common';
 import { Capability } from '@ethereumjs/tx';
 import { RpcError, RpcErrors } from '../../shared/rpc/errors.js';
 import { toQuantity } from '../../shared/rpc/format.js';
@@ -102,9 +103,16 @@ export function feeHandlers(context: ChainRpcContext): DomainHandlers<typeof fee
       blobGasUsedRatio.push(maxBlobGas === 0n ? 0 : Number(header.blobGasUsed ?? 0n) / Number(maxBlobGas));
       if (percentiles) rewards.push(await blockRewards(block, percentiles));
     }
+    // The block after the newest: its own fees when it is stored (Besu), else what its fork makes them.
+    const following = await store.getBlockByNumber(newestNumber + 1n);
     const header = newest.header;
-    baseFees.push(toQuantity(header.baseFeePerGas === undefined ? 0n : header.calcNextBaseFee()));
-    blobBaseFees.push(toQuantity(header.excessBlobGas === undefined ? 0n : header.calcNextBlobGasPrice(header.common)));
+    if (following) {
+      baseFees.push(toQuantity(following.header.baseFeePerGas ?? 0n));
+      blobBaseFees.push(toQuantity(following.header.excessBlobGas === undefined ? 0n : following.header.getBlobGasPrice()));
+    } else {
+      baseFees.push(toQuantity(header.baseFeePerGas === undefined ? 0n : header.calcNextBaseFee()));
+      blobBaseFees.push(toQuantity(header.excessBlobGas === undefined ? 0n : header.calcNextBlobGasPrice(nextBlockCommon(header))));
+    }
     const result: { [key: string]: Json } = {
       oldestBlock: toQuantity(oldest),
       baseFeePerGas: baseFees,
@@ -127,7 +135,7 @@ export function feeHandlers(context: ChainRpcContext): DomainHandlers<typeof fee
     // Before Cancun there is no blob market; its floor price (1 wei) is what a first blob would pay.
     eth_blobBaseFee: () => {
       const header = chain.getHeadBlock().header;
-      return toQuantity(header.excessBlobGas === undefined ? 1n : header.calcNextBlobGasPrice(header.common));
+      return toQuantity(header.excessBlobGas === undefined ? 1n : header.calcNextBlobGasPrice(nextBlockCommon(header)));
     },
     eth_config: async () => {
       const genesis = await store.getBlockByNumber(0n);
@@ -143,6 +151,17 @@ export function feeHandlers(context: ChainRpcContext): DomainHandlers<typeof fee
       });
     },
   };
+}
+
+/**
+ * The rules of the block after `header`, whose blob parameters its blob base fee follows: the fork at
+ * the next number and the current time (as Besu picks the next block's fork), at least a second on.
+ */
+function nextBlockCommon(header: BlockHeader): Common {
+  const now = BigInt(Math.floor(Date.now() / 1000));
+  const common = header.common.copy();
+  common.setHardforkBy({ blockNumber: header.number + 1n, timestamp: now > header.timestamp ? now : header.timestamp + 1n });
+  return common;
 }
 
 function compareBigints(a: bigint, b: bigint): number {

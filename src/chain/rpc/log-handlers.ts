@@ -14,6 +14,9 @@ import type { Json } from '../../shared/rpc/types.js';
 import type { LogRecord } from '../../shared/actors/messages.js';
 import type { ChainStore } from '../chain-store.js';
 import { bloomMayMatch } from '../log-bloom.js';
+import { LruCache } from '../../shared/util/lru-cache.js';
+import type { RawLog } from '../../shared/ethereum/chain-records.js';
+import { bytesToHex } from '@ethereumjs/util';
 import type { DomainHandlers } from './chain-rpc.js';
 
 /** What the log handlers read. */
@@ -55,8 +58,17 @@ export async function matchingLogs(
   return found;
 }
 
+/**
+ * Each block's logs with their eth_getLogs objects, made once per block (a block's logs never change
+ * under its hash) and shared, frozen, by every answer that includes them: a query of a range it has
+ * seen only matches. Bounded like the block cache, by logs.
+ */
+const LOG_CACHE_LIMITS = { entries: 64, weight: 8_192 };
+type FormattedLog = { log: RawLog; json: Json };
+
 export function logHandlers({ store, headNumber, rpcMaxLogsRange, rpcMaxLogsCount }: LogSource): DomainHandlers<typeof logMethods> {
   const filters = new FilterRegistry<InstalledFilter>();
+  const formatted = new LruCache<string, FormattedLog[]>(LOG_CACHE_LIMITS, (logs) => Math.max(1, logs.length));
   const overCount = (count: number): boolean => rpcMaxLogsCount > 0 && count > rpcMaxLogsCount;
   /** Refuses an answer past the count limit as soon as it gets there, before it grows further. */
   const checkCount = (logs: Json[]): Json[] => {
@@ -64,9 +76,38 @@ export function logHandlers({ store, headNumber, rpcMaxLogsRange, rpcMaxLogsCoun
     return logs;
   };
 
+  /** Every log of a block with its eth_getLogs object. */
+  const formattedLogsOf = async (block: Block): Promise<FormattedLog[]> => {
+    const hash = block.hash();
+    const key = bytesToHex(hash);
+    const cached = formatted.get(key);
+    if (cached !== undefined) return cached;
+    const receipts = (await store.getReceipts(hash)) ?? [];
+    const logs: FormattedLog[] = [];
+    receipts.forEach((receipt, txIndex) => {
+      for (const log of receipt.logs) {
+        const location = {
+          blockHash: hash,
+          blockNumber: block.header.number,
+          blockTimestamp: block.header.timestamp,
+          txHash: block.transactions[txIndex]!.hash(),
+          txIndex,
+          logIndex: logs.length,
+        };
+        logs.push({ log, json: Object.freeze(formatFilterLog(log, location)) });
+      }
+    });
+    formatted.set(key, logs);
+    return logs;
+  };
+
   /** Logs of one block that match, in eth_getLogs shape. */
-  const logsOfBlock = async (block: Block, filter: Pick<LogFilter, 'addresses' | 'topics'>): Promise<Json[]> =>
-    (await matchingLogs(store, block, filter)).map(({ log, location }) => formatFilterLog(log, location));
+  const logsOfBlock = async (block: Block, filter: Pick<LogFilter, 'addresses' | 'topics'>): Promise<Json[]> => {
+    if (!bloomMayMatch(block.header.logsBloom, filter.addresses, filter.topics)) return [];
+    const found: Json[] = [];
+    for (const { log, json } of await formattedLogsOf(block)) if (logMatches(log, filter.addresses, filter.topics)) found.push(json);
+    return found;
+  };
 
   /** A range end of a log filter: `finalized`/`safe` do not exist on this chain (spec §5 rule 3). */
   const resolveRangeEnd = (tag: BlockTag): bigint => {

@@ -9,8 +9,9 @@
  * Without it they are judged as eth_call judges them, at a zero base fee unless one is given.
  */
 import type { Block, HeaderData } from '@ethereumjs/block';
-import { genTransactionsTrieRoot } from '@ethereumjs/block';
-import { Address, bigIntToBytes, bytesToHex, equalsBytes, setLengthLeft } from '@ethereumjs/util';
+import { genWithdrawalsTrieRoot } from '@ethereumjs/block';
+import { Account, Address, bigIntToBytes, bytesToHex, createWithdrawal, equalsBytes, setLengthLeft } from '@ethereumjs/util';
+import type { Withdrawal } from '@ethereumjs/util';
 import { Bloom, encodeReceipt } from '@ethereumjs/vm';
 import type { VM } from '@ethereumjs/vm';
 import { keccak_256 } from '@noble/hashes/sha3.js';
@@ -20,7 +21,7 @@ import { formatBlock, formatReceiptLog, toData, toQuantity } from '../../shared/
 import type { AccountOverride, CallRequest } from '../../shared/rpc/params.js';
 import type { BlockOverrides, BlockStateCall, SimulateRequest } from '../../shared/rpc/methods/param-shapes.js';
 import type { Json } from '../../shared/rpc/types.js';
-import { receiptsRoot } from '../chain.js';
+import { orderedTrieRoot } from '../../shared/ethereum/ordered-trie.js';
 import type { Chain } from '../chain.js';
 import { runPreTransactionSystemCalls } from '../system-calls.js';
 import type { CallSimulator, Simulation } from './simulation.js';
@@ -95,7 +96,7 @@ export class BlockSimulator {
         parent = built.block;
       }
       return results;
-    });
+    }, true);
   }
 
   /** The blocks to make: the requested ones, with empty blocks filling any gap in their numbers. */
@@ -147,8 +148,10 @@ export class BlockSimulator {
       headerData.excessBlobGas = parent.header.excessBlobGas === undefined ? 0n : parent.header.calcNextExcessBlobGas(common);
     }
     if (common.isActivatedEIP(4788)) headerData.parentBeaconBlockRoot = new Uint8Array(32);
-    const withdrawals = common.isActivatedEIP(4895) ? [] : undefined;
-    const env = spec.createBlock(headerData, [], withdrawals);
+    // Blocks before Shanghai carry no withdrawals; one asked for there is left out with the list.
+    const withdrawals = common.isActivatedEIP(4895) ? (overrides.withdrawals ?? []).map((w) => createWithdrawal(w)) : undefined;
+    const created = spec.createBlock(headerData, [], withdrawals);
+    const env = overrides.blobBaseFee !== undefined && common.isActivatedEIP(4844) ? withBlobBaseFee(created, overrides.blobBaseFee) : created;
 
     if (plan.stateOverrides) {
       checkPrecompileMoves(plan.stateOverrides);
@@ -190,12 +193,14 @@ export class BlockSimulator {
       bloom.or(simulation.bloom);
       receipts.push(encodeReceipt({ status: failed ? 0 : 1, cumulativeBlockGasUsed: gasUsed, bitvector: simulation.bloom.bitvector, logs: evmLogs }, simulation.tx.type));
     }
+    if (withdrawals) await creditWithdrawals(vm, withdrawals);
     const transactions = outcomes.map((o) => o.simulation.tx);
     const builtHeader: HeaderData = {
       ...headerData,
+      ...(withdrawals ? { withdrawalsRoot: await genWithdrawalsTrieRoot(withdrawals) } : {}),
       stateRoot: await vm.stateManager.getStateRoot(),
-      transactionsTrie: await genTransactionsTrieRoot(transactions),
-      receiptTrie: await receiptsRoot(receipts),
+      transactionsTrie: orderedTrieRoot(transactions.map((tx) => tx.serialize())),
+      receiptTrie: orderedTrieRoot(receipts),
       logsBloom: bloom.bitvector,
       gasUsed,
     };
@@ -282,6 +287,26 @@ interface BlockPlan {
   stateOverrides?: AccountOverride[] | undefined;
   /** False for the empty blocks that fill a gap in the requested numbers (not returned). */
   requested: boolean;
+}
+
+/**
+ * The block as the calls see it with a blob base fee override: BLOBBASEFEE and the blob gas a call
+ * pays read the header's blob gas price, which the override replaces (the header itself keeps the
+ * excess blob gas of the chain, as execution-apis has it).
+ */
+function withBlobBaseFee(block: Block, blobBaseFee: bigint): Block {
+  const header = Object.create(block.header, { getBlobGasPrice: { value: () => blobBaseFee } }) as Block['header'];
+  return Object.create(block, { header: { value: header } }) as Block;
+}
+
+/** EIP-4895: each withdrawal credits its amount (gwei) to its address after the block's calls. */
+async function creditWithdrawals(vm: VM, withdrawals: Withdrawal[]): Promise<void> {
+  for (const withdrawal of withdrawals) {
+    if (withdrawal.amount === 0n) continue;
+    const account = (await vm.stateManager.getAccount(withdrawal.address)) ?? new Account();
+    account.balance += withdrawal.amount * 1_000_000_000n;
+    await vm.stateManager.putAccount(withdrawal.address, account);
+  }
 }
 
 function revertError(data: Uint8Array): Json {

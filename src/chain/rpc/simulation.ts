@@ -104,10 +104,13 @@ export class CallSimulator {
   /**
    * Runs `fn` on the state after `block`, inside a checkpoint that is reverted afterwards with every
    * state override and precompile move made through `applyOverrides`. A transaction the VM refuses to
-   * run becomes Besu's error for it.
+   * run becomes Besu's error for it. `needsStateRoots`: `fn` asks for the state root of what it
+   * wrote, which only the trie-backed state computes (so do pre-Byzantium receipts).
    */
-  inSimulation<T>(block: Block, fn: (vm: VM) => Promise<T>): Promise<T> {
-    return this.chain.withStateAt(block.header.stateRoot, async (vm) => {
+  inSimulation<T>(block: Block, fn: (vm: VM) => Promise<T>, needsStateRoots = false): Promise<T> {
+    const onTrie = needsStateRoots || !block.header.common.gteHardfork('byzantium');
+    const withState = onTrie ? this.chain.withTrieStateAt.bind(this.chain) : this.chain.withStateAt.bind(this.chain);
+    return withState(block.header.stateRoot, async (vm) => {
       vm.common.setHardforkBy({ blockNumber: block.header.number, timestamp: block.header.timestamp });
       await vm.evm.journal.checkpoint();
       this.restores = [];

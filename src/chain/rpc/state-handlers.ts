@@ -42,7 +42,7 @@ export function stateHandlers(context: ChainRpcContext): DomainHandlers<typeof s
       }
       return bigIntToHex(stateNonce);
     },
-    eth_getProof: ({ address, storageKeys, block }) => context.readState(block, (vm) => accountProof(vm, address, storageKeys)),
+    eth_getProof: ({ address, storageKeys, block }) => context.readState(block, (vm) => accountProof(vm, address, storageKeys), true),
     eth_call: async ({ call, block, stateOverrides }) => {
       const found = await context.blockByRef(block);
       if (!found) return null;

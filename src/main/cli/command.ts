@@ -17,10 +17,18 @@ export interface CommandContext {
   readonly readFile: ReadFile;
   readonly stdout: (text: string) => void;
   readonly stderr: (text: string) => void;
+  /** All of standard input, to its end (`rlp encode` without `--from`). */
+  readonly readStdin: () => Promise<string>;
   /** Starts the node and resolves with the exit code when it stops (the supervisor's `runNode`). */
   readonly runNode: (options: NodeOptions) => Promise<number>;
   /** The node options given before the subcommand (Besu: `besu --data-path=x blocks import ...`). */
   readonly parentArgv: readonly string[];
+}
+
+async function readProcessStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 async function runNodeFromSupervisor(options: NodeOptions): Promise<number> {
@@ -34,6 +42,7 @@ export const PROCESS_CONTEXT: CommandContext = {
   readFile: (path) => readFileSync(path, 'utf8'),
   stdout: (text) => void process.stdout.write(text),
   stderr: (text) => void process.stderr.write(text),
+  readStdin: readProcessStdin,
   runNode: runNodeFromSupervisor,
   parentArgv: [],
 };
@@ -65,7 +74,7 @@ export abstract class BasaltCommand extends Command {
 }
 
 /** What separateNodeOptions needs of a command's oclif flags. */
-type OwnFlags = Readonly<Record<string, { readonly type: 'boolean' | 'option'; readonly helpValue?: string | string[] }>>;
+type OwnFlags = Readonly<Record<string, { readonly type: 'boolean' | 'option'; readonly helpValue?: string | string[]; readonly multiple?: boolean }>>;
 
 /**
  * Besu lets node options follow a subcommand's own options (`blocks import --from=f --data-path=x`), which
@@ -76,6 +85,7 @@ type OwnFlags = Readonly<Record<string, { readonly type: 'boolean' | 'option'; r
 export function separateNodeOptions(argv: readonly string[], flags: OwnFlags): { own: string[]; nodeArgv: string[] } {
   const own: string[] = [];
   const nodeArgv: string[] = [];
+  const given = new Set<string>();
   for (let i = 0; i < argv.length; i++) {
     const word = argv[i]!;
     const equals = word.indexOf('=');
@@ -86,6 +96,11 @@ export function separateNodeOptions(argv: readonly string[], flags: OwnFlags): {
       continue;
     }
     const attached = equals < 0 ? undefined : word.slice(equals + 1);
+    const paramLabel = [flag.helpValue ?? '<value>'].flat().join(' ');
+    if (given.has(name) && flag.multiple !== true) {
+      throw new CliUsageError(flag.type === 'boolean' ? `option '--${name}' should be specified only once` : `option '--${name}' (${paramLabel}) should be specified only once`);
+    }
+    given.add(name);
     if (flag.type === 'boolean') {
       const next = argv[i + 1];
       const text = attached ?? (next !== undefined && isBooleanWord(next) ? argv[++i]! : 'true');
@@ -95,7 +110,6 @@ export function separateNodeOptions(argv: readonly string[], flags: OwnFlags): {
       continue;
     }
     const value = attached ?? argv[++i];
-    const paramLabel = [flag.helpValue ?? '<value>'].flat().join(' ');
     if (value === undefined) throw new CliUsageError(`Missing required parameter for option '--${name}' (${paramLabel})`);
     if (attached === undefined && value.startsWith('--')) {
       throw new CliUsageError(`Expected parameter for option '--${name}' but found '${value}'`);

@@ -9,6 +9,7 @@ import { LOG_LEVELS } from '../../shared/util/log.js';
 import type { LogLevel } from '../../shared/util/log.js';
 import { isApiGroup, type ApiGroup } from '../../shared/rpc/api-groups.js';
 import type { TxType } from '../../shared/ethereum/decoded-tx.js';
+import { isMetricCategory, type MetricCategory } from '../metrics/categories.js';
 
 /** How an option is named in messages. */
 export interface OptionLabel {
@@ -313,11 +314,11 @@ export function hexBytes(maxLength: number): ScalarKind<Uint8Array> {
 // ---------------------------------------------------------------------------------------------------------
 // Lists
 
-export function stringList(options: { paramLabel: string; allowsNoValue?: boolean }): ListKind<readonly string[]> {
+export function stringList(options: { paramLabel: string; allowsNoValue?: boolean; separator?: RegExp }): ListKind<readonly string[]> {
   return {
     shape: 'list',
     allowsNoValue: options.allowsNoValue ?? false,
-    separator: /,/,
+    separator: options.separator ?? /,/,
     paramLabel: options.paramLabel,
     convert: (entries) => [...entries],
   };
@@ -372,6 +373,27 @@ export const apiList: ListKind<readonly ApiGroup[]> = {
       throw invalidValue(option.name, `invalid entries found [${invalid.join(', ')}]`);
     }
     return [...new Set(entries.filter(isApiGroup))];
+  },
+};
+
+/**
+ * `--metrics-category`: Besu's category names (case-insensitive here), each checked as Besu's converter
+ * does, which picocli reports as a conversion failure.
+ */
+export const metricCategoryList: ListKind<readonly MetricCategory[]> = {
+  shape: 'list',
+  allowsNoValue: false,
+  separator: /,/,
+  paramLabel: '<category name>',
+  convert(entries, option) {
+    const categories = entries.map((entry) => {
+      const category = entry.trim().toUpperCase();
+      if (!isMetricCategory(category)) {
+        throw cannotConvert(option, entry, 'MetricCategory', `java.lang.IllegalArgumentException: Unknown category: ${entry}`);
+      }
+      return category;
+    });
+    return [...new Set(categories)];
   },
 };
 

@@ -22,6 +22,7 @@ import {
   type Kind,
   logLevel,
   long,
+  metricCategoryList,
   path,
   percentage,
   port,
@@ -31,6 +32,8 @@ import {
   wei,
 } from './kinds.js';
 import { API_GROUPS } from '../../shared/rpc/api-groups.js';
+import { JWT_ALGORITHM_NAMES } from '../../shared/auth/jwt-algorithms.js';
+import { METRIC_CATEGORIES } from '../metrics/categories.js';
 
 export type { LogLevel } from './kinds.js';
 export { LOG_LEVELS } from './kinds.js';
@@ -240,6 +243,40 @@ export const NODE_OPTIONS = [
     description: 'Enable JSON pretty print format',
   }),
   option({
+    names: ['--rpc-http-authentication-enabled'],
+    key: 'rpcHttpAuthenticationEnabled',
+    kind: booleanFlag,
+    default: false,
+    description: 'Require authentication for the JSON-RPC HTTP service',
+  }),
+  optionalOption({
+    names: ['--rpc-http-authentication-credentials-file'],
+    key: 'rpcHttpAuthenticationCredentialsFile',
+    kind: file,
+    description: 'Storage file for JSON-RPC HTTP authentication credentials',
+  }),
+  optionalOption({
+    names: ['--rpc-http-authentication-jwt-public-key-file'],
+    key: 'rpcHttpAuthenticationJwtPublicKeyFile',
+    kind: file,
+    description: 'JWT public key file for JSON-RPC HTTP authentication',
+  }),
+  option({
+    names: ['--rpc-http-authentication-jwt-algorithm'],
+    key: 'rpcHttpAuthenticationJwtAlgorithm',
+    kind: enumeration(JWT_ALGORITHM_NAMES, { paramLabel: '<ALGORITHM>' }),
+    default: 'RS256',
+    description: 'Encryption algorithm used for HTTP JWT public key. Possible values are RS256, RS384, RS512, ES256, ES384, ES512 (ES256 also verifies secp256k1 keys)',
+  }),
+  option({
+    names: ['--rpc-http-api-method-no-auth', '--rpc-http-api-methods-no-auth'],
+    key: 'rpcHttpApiMethodsNoAuth',
+    kind: stringList({ paramLabel: '<api name>', separator: / ?, ?/ }),
+    default: [],
+    defaultText: 'none',
+    description: 'Comma separated list of API methods to exclude from RPC authentication services, RPC APIs must be enabled',
+  }),
+  option({
     names: ['--rpc-max-logs-range'],
     key: 'rpcMaxLogsRange',
     kind: long(),
@@ -275,7 +312,9 @@ export const NODE_OPTIONS = [
     names: ['--rpc-ws-host'],
     key: 'rpcWsHost',
     kind: host,
+    // Replaced by the --p2p-host value unless given (resolve.ts), as in Besu.
     default: '127.0.0.1',
+    defaultText: 'the --p2p-host value',
     description: 'Host for JSON-RPC WebSocket service to listen on',
   }),
   option({
@@ -290,7 +329,7 @@ export const NODE_OPTIONS = [
     key: 'rpcWsApi',
     kind: apiList,
     default: ['ETH', 'NET', 'WEB3'],
-    description: `Comma separated list of APIs to enable on JSON-RPC WebSocket service, from ${API_GROUPS.join(', ')} (eth_subscribe and eth_unsubscribe come with ETH)`,
+    description: `Comma separated list of APIs to enable on JSON-RPC WebSocket service, from ${API_GROUPS.join(', ')} (eth_subscribe and eth_unsubscribe are always served)`,
   }),
   option({
     names: ['--rpc-ws-max-active-connections'],
@@ -305,6 +344,40 @@ export const NODE_OPTIONS = [
     kind: int({ min: 1 }),
     default: 1048576,
     description: 'Maximum size in bytes for JSON-RPC WebSocket frames; a message may span 4 frames, a larger one closes the connection (Basalt applies the limit to the message, 4 times this size)',
+  }),
+  option({
+    names: ['--rpc-ws-authentication-enabled'],
+    key: 'rpcWsAuthenticationEnabled',
+    kind: booleanFlag,
+    default: false,
+    description: 'Require authentication for the JSON-RPC WebSocket service',
+  }),
+  optionalOption({
+    names: ['--rpc-ws-authentication-credentials-file'],
+    key: 'rpcWsAuthenticationCredentialsFile',
+    kind: file,
+    description: 'Storage file for JSON-RPC WebSocket authentication credentials',
+  }),
+  optionalOption({
+    names: ['--rpc-ws-authentication-jwt-public-key-file'],
+    key: 'rpcWsAuthenticationJwtPublicKeyFile',
+    kind: file,
+    description: 'JWT public key file for JSON-RPC WebSocket authentication',
+  }),
+  option({
+    names: ['--rpc-ws-authentication-jwt-algorithm'],
+    key: 'rpcWsAuthenticationJwtAlgorithm',
+    kind: enumeration(JWT_ALGORITHM_NAMES, { paramLabel: '<ALGORITHM>' }),
+    default: 'RS256',
+    description: 'Encryption algorithm used for Websockets JWT public key. Possible values are RS256, RS384, RS512, ES256, ES384, ES512 (ES256 also verifies secp256k1 keys)',
+  }),
+  option({
+    names: ['--rpc-ws-api-methods-no-auth', '--rpc-ws-api-method-no-auth'],
+    key: 'rpcWsApiMethodsNoAuth',
+    kind: stringList({ paramLabel: '<api name>', separator: / ?, ?/ }),
+    default: [],
+    defaultText: 'none',
+    description: 'Comma separated list of RPC methods to exclude from RPC authentication services, RPC APIs must be enabled',
   }),
   option({
     names: ['--Xrpc-ipc-enabled'],
@@ -576,6 +649,37 @@ export const NODE_OPTIONS = [
     kind: int(),
     default: 25,
     description: 'Maximum P2P connections that can be established',
+  }),
+
+  // --- Metrics (Prometheus) ----------------------------------------------------------------------------
+  option({
+    names: ['--metrics-enabled'],
+    key: 'metricsEnabled',
+    kind: booleanFlag,
+    default: false,
+    description: 'Set to start the metrics exporter',
+  }),
+  option({
+    names: ['--metrics-host'],
+    key: 'metricsHost',
+    kind: host,
+    default: '127.0.0.1',
+    description: 'Host for the metrics exporter to listen on',
+  }),
+  option({
+    names: ['--metrics-port'],
+    key: 'metricsPort',
+    kind: port,
+    default: 9545,
+    description: 'Port for the metrics exporter to listen on',
+  }),
+  option({
+    names: ['--metrics-category', '--metrics-categories'],
+    key: 'metricsCategory',
+    kind: metricCategoryList,
+    default: METRIC_CATEGORIES,
+    defaultText: 'all categories',
+    description: `Comma separated list of categories to track metrics for, from ${METRIC_CATEGORIES.join(', ')}`,
   }),
 ] as const;
 

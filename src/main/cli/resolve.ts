@@ -4,6 +4,7 @@
 
 import { readFileSync } from 'node:fs';
 import { parseCommandLine, labelOf, unmatchedArgumentsError, type ParsedCommandLine } from './args.js';
+import { authenticationWarnings, checkAuthenticationOptions } from './authentication-options.js';
 import { CliUsageError } from './errors.js';
 import { envVarName, OPTION_SPECS, type NodeOptions, type OptionKey, type OptionSpec } from './options.js';
 import { readTomlConfig, type RawValue, type ReadFile } from './toml.js';
@@ -84,11 +85,15 @@ function applyCrossOptionRules(values: Map<OptionKey, unknown>, specified: Reado
     values.set('network', 'mainnet');
   }
 
+  // §6.1: the WebSocket service listens where the node says it is, unless told otherwise.
+  if (!specified.has('rpcWsHost')) values.set('rpcWsHost', get<string>('p2pHost'));
+
   const enabledPorts = [
     ...(get<boolean>('p2pEnabled') ? [get<number>('p2pPort')] : []),
     ...(get<boolean>('rpcHttpEnabled') ? [get<number>('rpcHttpPort')] : []),
     ...(get<boolean>('rpcWsEnabled') ? [get<number>('rpcWsPort')] : []),
     ...(get<boolean>('graphqlHttpEnabled') ? [get<number>('graphqlHttpPort')] : []),
+    ...(get<boolean>('metricsEnabled') ? [get<number>('metricsPort')] : []),
   ];
   const clash = portClash(enabledPorts);
   if (clash !== undefined) throw clash;
@@ -173,7 +178,10 @@ export function resolveInvocation(argv: readonly string[], env: Environment, rea
   // As in picocli, a help or version request wins over unknown words but not over malformed values.
   if (commandLine.helpRequested) return { kind: 'help' };
   if (commandLine.versionRequested) return { kind: 'version' };
-  return { kind: 'run', options: resolveParsed(commandLine, env, readFile) };
+  const options = resolveParsed(commandLine, env, readFile);
+  // Checks Besu makes before running the node only (not for subcommands such as `blocks import`).
+  checkAuthenticationOptions(options, readFile);
+  return { kind: 'run', options };
 }
 
 /**
@@ -187,13 +195,18 @@ export function resolveOptions(argv: readonly string[], env: Environment, readFi
 
 /** Start-up warnings for options given that have no effect: Besu's, for options whose service is disabled. */
 export function dependencyWarnings(options: NodeOptions): string[] {
+  return [...disabledServiceWarnings(options), ...authenticationWarnings(options)];
+}
+
+function disabledServiceWarnings(options: NodeOptions): string[] {
   const groups: { readonly enabledBy: string; readonly enabled: boolean; readonly dependents: readonly OptionKey[] }[] = [
     {
       enabledBy: '--rpc-http-enabled',
       enabled: options.rpcHttpEnabled,
       dependents: [
         'rpcHttpApi', 'rpcHttpCorsOrigins', 'rpcHttpHost', 'rpcHttpPort', 'rpcHttpMaxActiveConnections',
-        'rpcHttpMaxBatchSize', 'rpcHttpMaxRequestContentLength',
+        'rpcHttpMaxBatchSize', 'rpcHttpMaxRequestContentLength', 'rpcHttpApiMethodsNoAuth',
+        'rpcHttpAuthenticationEnabled', 'rpcHttpAuthenticationCredentialsFile', 'rpcHttpAuthenticationJwtPublicKeyFile',
       ],
     },
     {
@@ -205,12 +218,20 @@ export function dependencyWarnings(options: NodeOptions): string[] {
     {
       enabledBy: '--rpc-ws-enabled',
       enabled: options.rpcWsEnabled,
-      dependents: ['rpcWsApi', 'rpcWsHost', 'rpcWsPort', 'rpcWsMaxFrameSize', 'rpcWsMaxActiveConnections'],
+      dependents: [
+        'rpcWsApi', 'rpcWsApiMethodsNoAuth', 'rpcWsHost', 'rpcWsPort', 'rpcWsMaxFrameSize', 'rpcWsMaxActiveConnections',
+        'rpcWsAuthenticationEnabled', 'rpcWsAuthenticationCredentialsFile', 'rpcWsAuthenticationJwtPublicKeyFile',
+      ],
     },
     {
       enabledBy: '--graphql-http-enabled',
       enabled: options.graphqlHttpEnabled,
       dependents: ['graphqlHttpCorsOrigins', 'graphqlHttpHost', 'graphqlHttpPort', 'graphqlHttpWorkers', 'graphqlMaxQueryComplexity', 'graphqlMaxQueryDepth'],
+    },
+    {
+      enabledBy: '--metrics-enabled',
+      enabled: options.metricsEnabled,
+      dependents: ['metricsHost', 'metricsPort'],
     },
     {
       enabledBy: '--p2p-enabled',

@@ -13,6 +13,7 @@ import { writeHeapSnapshot } from 'node:v8';
 import type { Worker } from 'node:worker_threads';
 import { threadMemory } from '../../shared/util/thread-memory.js';
 import type { ThreadMemory } from '../../shared/util/thread-memory.js';
+import { answerWithin } from './answer-within.js';
 
 export const MEMORY_LOG_INTERVAL_ENV = 'BASALT_MEMORY_LOG_INTERVAL';
 export const HEAP_SNAPSHOT_DIR_ENV = 'BASALT_HEAP_SNAPSHOT_DIR';
@@ -35,16 +36,8 @@ const ANSWER_TIMEOUT_MS = 5_000;
 export async function collectNodeMemory(actors: readonly MemorySource[]): Promise<NodeMemory> {
   const answers = await Promise.all(
     actors.map(async (actor) => {
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ANSWER_TIMEOUT_MS)));
-      try {
-        const memory = await Promise.race([actor.memory(), timeout]);
-        return memory === undefined ? undefined : { thread: actor.name, memory };
-      } catch {
-        return undefined;
-      } finally {
-        clearTimeout(timer);
-      }
+      const memory = await answerWithin(actor.memory(), ANSWER_TIMEOUT_MS);
+      return memory === undefined ? undefined : { thread: actor.name, memory };
     }),
   );
   return {

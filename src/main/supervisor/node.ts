@@ -5,13 +5,16 @@ import { MessageChannel, Worker } from 'node:worker_threads';
 import type { Remote } from 'comlink';
 import type { NodeOptions } from '../cli/options.js';
 import { dependencyWarnings } from '../cli/resolve.js';
+import { httpAuthenticationOptions, wsAuthenticationOptions } from '../cli/authentication-options.js';
+import { describeAuthentication, prepareAuthentication } from './authentication.js';
 import type { ActorName } from '../../shared/actors/channel.js';
 import { controlOf } from '../../shared/actors/control.js';
 import type { ControlOf } from '../../shared/actors/control.js';
 import { portsOf } from '../../shared/actors/worker-data.js';
 import type { ActorDataOf, ChainActorData, ConsensusActorData, P2pActorData, TransportActorData, TxPoolActorData } from '../../shared/actors/worker-data.js';
-import { createHeadBuffer } from '../../shared/shared-memory/head-view.js';
-import { createP2pStatusBuffer } from '../../shared/shared-memory/p2p-status-view.js';
+import { createHeadBuffer, HeadReader } from '../../shared/shared-memory/head-view.js';
+import { createMailboxCounters } from '../../shared/shared-memory/mailbox-counters.js';
+import { createP2pStatusBuffer, P2pStatusReader } from '../../shared/shared-memory/p2p-status-view.js';
 import { createTransportCounters } from '../../shared/shared-memory/transport-counters.js';
 import { errorMessage } from '../../shared/util/errors.js';
 import { Logger, setLogLevel } from '../../shared/util/log.js';
@@ -21,9 +24,14 @@ import { startConnectionGuard, type ConnectionGuard } from './http-connection-gu
 import { chooseHttpEngine } from './http-engine.js';
 import { collectNodeMemory, formatNodeMemory, heapSnapshotDir, memoryLogIntervalMs, writeHeapSnapshots } from './memory.js';
 import { resolveNetwork, StartupError } from './network.js';
+import { nodeKeyOf } from './node-key-file.js';
 import { assertPortsFree } from './ports.js';
 import { answersOnUnixSocket, ipcPathInUseMessage } from '../../shared/util/unix-socket.js';
 import { BASALT_VERSION, clientVersion } from './version.js';
+import { EventLoopLagMonitor } from '../../shared/metrics/event-loop-lag.js';
+import { startMetricsServer, type MetricsServer } from '../metrics/metrics-server.js';
+import { NodeMetrics } from '../metrics/node-metrics.js';
+import { gatherFigures, metricsThread, type MetricsThread } from '../metrics/scrape.js';
 
 const log = new Logger('Supervisor');
 
@@ -57,14 +65,21 @@ export async function runNode(options: NodeOptions): Promise<number> {
   else if (httpEngine !== undefined) log.info(httpEngine.message);
 
   const network = resolveNetwork(options);
+  // Each service its own: in credentials mode its own key pair, so a token of one is refused by the other.
+  const httpAuthentication = options.rpcHttpEnabled ? await prepareAuthentication(httpAuthenticationOptions(options)) : undefined;
+  const wsAuthentication = options.rpcWsEnabled ? await prepareAuthentication(wsAuthenticationOptions(options)) : undefined;
   await assertPortsFree([
     ...(options.rpcHttpEnabled ? [{ host: options.rpcHttpHost, port: options.rpcHttpPort }] : []),
     ...(options.rpcWsEnabled ? [{ host: options.rpcWsHost, port: options.rpcWsPort }] : []),
     ...(options.graphqlHttpEnabled ? [{ host: options.graphqlHttpHost, port: options.graphqlHttpPort }] : []),
+    ...(options.metricsEnabled ? [{ host: options.metricsHost, port: options.metricsPort }] : []),
     ...(options.p2pEnabled ? [{ host: options.p2pInterface, port: options.p2pPort, udp: options.discoveryEnabled }] : []),
   ]);
   const dataPath = resolvePath(options.dataPath);
   mkdirSync(dataPath, { recursive: true });
+  // Before any actor starts: on a first start this creates <data-path>/key, and a bad key file is refused
+  // before the database is opened.
+  const nodeKey = nodeKeyOf(options);
   const ipcPath = resolvePath(options.rpcIpcPath ?? join(dataPath, 'node.ipc'));
   // Before anything starts, as for ports: a live node on the IPC path refuses this one (a stale file is replaced later).
   if (options.rpcIpcEnabled && (await answersOnUnixSocket(ipcPath))) throw new StartupError(ipcPathInUseMessage(ipcPath));
@@ -95,6 +110,10 @@ export async function runNode(options: NodeOptions): Promise<number> {
   const transportCounters = createTransportCounters();
 
   const actors: RunningActor[] = [];
+  /** With --metrics-enabled: every actor thread as /metrics sees it, and the main thread's event loop. */
+  const metricsThreads: MetricsThread[] = [];
+  const mainEventLoop = options.metricsEnabled ? new EventLoopLagMonitor() : undefined;
+  let metricsServer: MetricsServer | undefined;
   let httpGuard: ConnectionGuard | undefined;
   /** With the `node` engine, the relays that own the WebSocket and GraphQL ports. */
   let wsRelay: ConnectionGuard | undefined;
@@ -106,9 +125,12 @@ export async function runNode(options: NodeOptions): Promise<number> {
   const exited = new Promise<number>((r) => (resolveExit = r));
 
   const spawn = <A extends ActorName>(actor: A, name: string, data: ActorDataOf[A]): Remote<ControlOf<A>> => {
+    const mailboxCounters = mainEventLoop === undefined ? undefined : createMailboxCounters();
+    const workerData: ActorDataOf[A] = mailboxCounters === undefined ? data : { ...data, metrics: { mailboxCounters } };
     // Every port named in the actor's data moves to its thread.
-    const worker = new Worker(new URL(`../../../workers/${WORKER_FILES[actor]}`, import.meta.url), { workerData: data, transferList: portsOf(data) });
+    const worker = new Worker(new URL(`../../../workers/${WORKER_FILES[actor]}`, import.meta.url), { workerData, transferList: portsOf(data) });
     const control = controlOf(actor, worker);
+    if (mailboxCounters !== undefined) metricsThreads.push(metricsThread(actor, name, mailboxCounters, control));
     worker.on('error', (err) => {
       log.error(`${name} actor failed`, err);
       void shutdown(1);
@@ -129,6 +151,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
     stopping = true;
     clearInterval(memoryLog);
     log.info(code === 0 ? 'Stopping Basalt' : 'Stopping Basalt after a failure');
+    await metricsServer?.close();
     // Stop intake first (the HTTP port, then the transports, whose closing ends the connections the
     // guard still joins), then the producers, the pool, and the chain last so that it can finish the
     // block in progress and close RocksDB cleanly.
@@ -165,6 +188,25 @@ export async function runNode(options: NodeOptions): Promise<number> {
   if (snapshotDir !== undefined) process.on('SIGUSR2', onSnapshotSignal);
 
   try {
+    // Metrics listen first, as Besu's do: a scrape during a long start-up sees the threads started so far,
+    // and the transports know the port for net_services.
+    if (mainEventLoop !== undefined) {
+      const metrics = new NodeMetrics(options.metricsCategory);
+      const sources = {
+        head: new HeadReader(headView),
+        ...(options.p2pEnabled ? { p2pStatus: new P2pStatusReader(p2pStatusView) } : {}),
+        maxPeers: options.maxPeers,
+        mainEventLoop,
+        threads: () => metricsThreads,
+      };
+      metricsServer = await startMetricsServer({
+        host: options.metricsHost,
+        port: options.metricsPort,
+        hostAllowlist: options.hostAllowlist,
+        scrape: async () => ({ contentType: metrics.contentType, text: await metrics.text(await gatherFigures(sources)) }),
+      });
+      log.info(`Metrics service started and listening on ${options.metricsHost}:${metricsServer.port}`);
+    }
     const chainData: ChainActorData = {
       ...base,
       actor: 'chain',
@@ -211,7 +253,6 @@ export async function runNode(options: NodeOptions): Promise<number> {
     };
     await spawn('txpool', 'txpool', poolData).start();
 
-    const nodeKey = network.nodeKey(dataPath);
     let p2pListening: { host: string; port: number } | undefined;
     if (p2pChain && p2pTxpool && consensusP2p) {
       const p2pData: P2pActorData = {
@@ -298,6 +339,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
                   prettyPrint: options.jsonPrettyPrintEnabled,
                 },
                 apis: options.rpcHttpApi,
+                ...(httpAuthentication === undefined ? {} : { authentication: httpAuthentication }),
               },
             }
           : {}),
@@ -313,6 +355,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
                   maxFrameSize: options.rpcWsMaxFrameSize,
                 },
                 apis: options.rpcWsApi,
+                ...(wsAuthentication === undefined ? {} : { authentication: wsAuthentication }),
               },
             }
           : {}),
@@ -334,6 +377,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
           : {}),
         // GraphQL's threads start first (transportWorkerRoles), so its port is known here.
         ...(options.graphqlHttpEnabled && !role.graphql ? { graphqlService: { host: options.graphqlHttpHost, port: graphqlPort } } : {}),
+        ...(metricsServer !== undefined ? { metricsService: { host: options.metricsHost, port: metricsServer.port } } : {}),
         counters: transportCounters,
         chainId: network.chainId,
         clientVersion: clientVersion(options.identity),
@@ -363,7 +407,9 @@ export async function runNode(options: NodeOptions): Promise<number> {
         `JSON-RPC HTTP service started and listening on ${options.rpcHttpHost}:${httpGuard.port} (${workers('jsonRpc')}, at most ${options.rpcHttpMaxActiveConnections} connections)`,
       );
     }
+    if (httpAuthentication !== undefined) log.info(`JSON-RPC HTTP authentication enabled: ${describeAuthentication(httpAuthentication)}`);
     if (options.rpcWsEnabled) log.info(`Websocket service started and listening on ${options.rpcWsHost}:${wsPort} (${workers('jsonRpc')})`);
+    if (wsAuthentication !== undefined) log.info(`JSON-RPC WebSocket authentication enabled: ${describeAuthentication(wsAuthentication)}`);
     if (options.rpcIpcEnabled) log.info(`JSON-RPC IPC service started and listening on ${ipcPath}`);
     if (options.graphqlHttpEnabled) log.info(`GraphQL HTTP service started and listening on ${options.graphqlHttpHost}:${graphqlPort} (${workers('graphql')})`);
     log.info('Basalt is running');

@@ -11,6 +11,7 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { RpcErrorObject } from '../rpc/types.js';
 import { RpcError, RpcErrors, toRpcErrorObject } from '../rpc/errors.js';
+import { MailboxCounter } from '../shared-memory/mailbox-counters.js';
 
 /** The threads that own channels. `transport` is any of the JSON-RPC transports (HTTP, WS, IPC). */
 export type ActorName = 'chain' | 'txpool' | 'consensus' | 'p2p' | 'transport';
@@ -95,6 +96,14 @@ type Envelope =
 type AnyHandler = { handle(body: unknown): unknown }['handle'];
 type AnyListener = { hear(body: unknown): void }['hear'];
 
+/** Where this thread counts its channel messages, when metrics are on (mailbox-counters.ts). */
+let threadMailbox: MailboxCounter | undefined;
+
+/** Counts every message of the channels this thread opens from now on into `buffer`, which only it writes. */
+export function countChannelMessages(buffer: SharedArrayBuffer): void {
+  threadMailbox = new MailboxCounter(buffer);
+}
+
 /**
  * End `Self` of channel `C` over a MessagePort: asks the requests `Self` sends, answers the ones the
  * other end sends, emits and hears events in the declared direction only.
@@ -104,12 +113,15 @@ export class ChannelEnd<C extends ChannelSpec, Self extends Ends<C>> {
   private readonly pending = new Map<number, { resolve: AnyListener; reject: (e: Error) => void }>();
   private handlers: Partial<Record<string, AnyHandler>> = {};
   private listeners: Partial<Record<string, AnyListener>> = {};
+  private readonly mailbox = threadMailbox;
+  private readonly peer: ActorName;
 
   constructor(
     private readonly declaration: ChannelDeclaration<C>,
     private readonly self: Self,
     private readonly port: MessagePort,
   ) {
+    this.peer = declaration.ends[0] === self ? declaration.ends[1] : declaration.ends[0];
     port.on('message', (message: Envelope) => this.dispatch(message));
     port.on('close', () => this.failPending('channel closed'));
   }
@@ -118,12 +130,12 @@ export class ChannelEnd<C extends ChannelSpec, Self extends Ends<C>> {
     const id = this.nextId++;
     return new Promise<AnswerOf<C, K>>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      this.port.postMessage({ kind: 'req', id, type, body });
+      this.post({ kind: 'req', id, type, body });
     });
   }
 
   emit<K extends EventsFrom<C, Self>>(type: K, body: C['events'][K]['body']): void {
-    this.port.postMessage({ kind: 'event', type, body });
+    this.post({ kind: 'event', type, body });
   }
 
   /** Serves the requests the other end may send; only those, whatever else `handlers` holds. */
@@ -155,7 +167,13 @@ export class ChannelEnd<C extends ChannelSpec, Self extends Ends<C>> {
     return this;
   }
 
+  private post(message: Envelope): void {
+    this.mailbox?.posted(this.peer);
+    this.port.postMessage(message);
+  }
+
   private dispatch(message: Envelope): void {
+    this.mailbox?.taken();
     if (message.kind === 'res') {
       const waiter = this.pending.get(message.id);
       if (!waiter) return;
@@ -184,14 +202,14 @@ export class ChannelEnd<C extends ChannelSpec, Self extends Ends<C>> {
         throw new RpcError(RpcErrors.INTERNAL_ERROR, reason);
       }
       const body = await handler(message.body);
-      this.port.postMessage({ kind: 'res', id: message.id, ok: true, body });
+      this.post({ kind: 'res', id: message.id, ok: true, body });
     } catch (err) {
       const error = err instanceof RemoteError ? err.error : toRpcErrorObject(err);
       if (error.code === RpcErrors.INTERNAL_ERROR.code && !(err instanceof RemoteError) && !(err instanceof RpcError)) {
         // An unexpected failure inside an actor: keep the cause in the log, not in the client's answer.
         console.error(`[${this.declaration.name}] ${message.type} failed:`, err);
       }
-      this.port.postMessage({ kind: 'res', id: message.id, ok: false, error });
+      this.post({ kind: 'res', id: message.id, ok: false, error });
     }
   }
 

@@ -54,8 +54,13 @@ import type {
 // Transports → the actors that own JSON-RPC methods
 // ---------------------------------------------------------------------------------------------
 
-/** A JSON-RPC call to the owning actor: the one request every transport edge carries. */
-type RpcRequest = { from: 'transport'; req: RpcCall; res: Json };
+/**
+ * A JSON-RPC call to the owning actor: the one request every transport edge carries. The answer is
+ * the result's JSON text: a large result (hundreds of logs, a block with its transactions) crosses
+ * the thread as one string rather than a tree of objects to clone, and the transport writes it out
+ * as it is instead of serialising it again.
+ */
+type RpcRequest = { from: 'transport'; req: RpcCall; res: string };
 
 /**
  * Besides JSON-RPC calls, the chain answers bulk reads: a transport that resolves many fields of

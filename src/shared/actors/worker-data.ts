@@ -11,12 +11,15 @@ import type { MessagePort } from 'node:worker_threads';
 import type { LogLevel } from '../util/log.js';
 import type { ActorName } from './channel.js';
 import type { TxType } from '../ethereum/decoded-tx.js';
+import type { AuthenticationConfig } from '../auth/authentication-config.js';
 
 interface ActorDataBase {
   logLevel: LogLevel;
   /** Genesis JSON text of the network, for actors that derive rules from it. */
   genesisJson: string;
   networkId?: bigint;
+  /** With `--metrics-enabled`: where this thread counts its channel messages (mailbox-counters.ts). */
+  metrics?: { mailboxCounters: SharedArrayBuffer };
 }
 
 /** Node options that change what the chain builds and stores. */
@@ -36,6 +39,7 @@ export interface ChainOptions {
 
 export interface ChainActorData extends ActorDataBase {
   actor: 'chain';
+  /** The data path; the database is in its `database` folder (src/shared/util/data-path.ts). */
   dataPath: string;
   rpcGasCap: bigint;
   /** Floor of eth_gasPrice (`--min-gas-price`). */
@@ -184,13 +188,16 @@ export interface WsListenConfig {
 export interface TransportActorData extends ActorDataBase {
   actor: 'transport';
   engine: HttpEngineName;
-  http?: { server: HttpListenConfig; apis: readonly string[] };
-  ws?: { server: WsListenConfig; apis: readonly string[] };
+  /** `authentication`: with `--rpc-<service>-authentication-enabled`, the same for every thread of that service. */
+  http?: { server: HttpListenConfig; apis: readonly string[]; authentication?: AuthenticationConfig };
+  ws?: { server: WsListenConfig; apis: readonly string[]; authentication?: AuthenticationConfig };
   ipc?: { path: string; apis: readonly string[] };
   /** The GraphQL HTTP port; absent unless this thread serves it. */
   graphql?: GraphqlListenConfig;
   /** Where GraphQL HTTP listens when other threads serve it (`--graphql-http-workers`), for net_services. */
   graphqlService?: { host: string; port: number };
+  /** Where the supervisor serves /metrics (`--metrics-enabled`), for net_services. */
+  metricsService?: { host: string; port: number };
   /** Open WebSocket connections and subscription ids, shared by every transport thread (transport-counters.ts). */
   counters: SharedArrayBuffer;
   chainId: bigint;

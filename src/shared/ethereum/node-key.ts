@@ -7,6 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { utils as secp256k1 } from '@noble/secp256k1';
 
 /** A key file that is not in Besu's format; the message names the file but never its content. */
 export class NodeKeyFileError extends Error {}
@@ -19,7 +20,11 @@ export function parseNodeKey(text: string, source: string): Uint8Array {
   if (match === null) {
     throw new NodeKeyFileError(`Private key cannot be loaded from file ${source}: expected 64 hex digits (0x optional) and nothing else`);
   }
-  return Uint8Array.from(Buffer.from(match[1]!, 'hex'));
+  const key = Uint8Array.from(Buffer.from(match[1]!, 'hex'));
+  if (!secp256k1.isValidSecretKey(key)) {
+    throw new NodeKeyFileError(`Private key cannot be loaded from file ${source}: not a secp256k1 private key (zero, or not below the curve order)`);
+  }
+  return key;
 }
 
 /** Reads and parses a key file; a missing or unreadable file throws the file system's error. */

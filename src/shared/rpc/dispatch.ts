@@ -23,3 +23,11 @@ export function serveMethods<O extends Owner>(owner: O, handlers: MethodHandlers
     return handler(params);
   };
 }
+
+/** A MethodServer that answers each result as its JSON text, as an actor answers a transport (channels.ts). */
+export type JsonTextServer = (method: string, params: Wire) => Promise<string>;
+
+export function serveMethodsAsJsonText<O extends Owner>(owner: O, handlers: MethodHandlers<O>): JsonTextServer {
+  const serve = serveMethods(owner, handlers);
+  return async (method, params) => JSON.stringify((await serve(method, params)) ?? null);
+}

@@ -9,20 +9,20 @@ import type { TopicFilter } from './params.js';
 export type MatchableLog = readonly [address: Uint8Array, topics: readonly Uint8Array[], ...rest: unknown[]];
 
 /**
- * Whether one log matches the filter's addresses and topic positions. As in Besu (LogsQuery, and its
- * fixture eth_getLogs_failTopicPosition), every position of the filter, wildcards included, needs a
- * topic in the log: `[null]` does not match a log without topics. A wildcard position (null, or an
- * empty list of alternatives) matches any topic there; one with alternatives needs one of them.
+ * Whether one log matches the filter's addresses and topic positions. A bare null position
+ * constrains nothing: `[null]` matches a log without topics. A list at a position needs a topic there
+ * (Besu's fixture eth_getLogs_failTopicPosition: `[[A, B], [null]]` does not match a log with one
+ * topic), one of the list's unless the list is empty.
  */
 export function logMatches(log: MatchableLog, addresses: readonly Uint8Array[], topics: readonly TopicFilter[]): boolean {
   const [address, logTopics] = log;
   if (addresses.length > 0 && !addresses.some((candidate) => equalsBytes(candidate, address))) return false;
-  if (topics.length > logTopics.length) return false;
   for (let i = 0; i < topics.length; i++) {
     const position = topics[i];
-    if (position === null || position === undefined || position.length === 0) continue;
+    if (position === null || position === undefined) continue;
     const topic = logTopics[i];
-    if (topic === undefined || !position.some((candidate) => equalsBytes(candidate, topic))) return false;
+    if (topic === undefined) return false;
+    if (position.length > 0 && !position.some((candidate) => equalsBytes(candidate, topic))) return false;
   }
   return true;
 }

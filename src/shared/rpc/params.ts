@@ -491,6 +491,11 @@ export function parseUnsignedInt(raw: unknown, err: RpcErrorObject): number {
 }
 
 /** One position of a log filter's topics: null matches anything, else any of the listed topics. */
+/**
+ * One topic position of a log filter: `null` (a bare null) constrains nothing, not even that the log
+ * has a topic there; a list needs a topic there, one of the list's unless the list is empty (it held
+ * only nulls, or nothing).
+ */
 export type TopicFilter = Uint8Array[] | null;
 
 /** A log filter (eth_getLogs, eth_newFilter): by block range or by block hash. */
@@ -507,9 +512,10 @@ function parseTopicPosition(raw: unknown, err: RpcErrorObject): TopicFilter {
   if (raw === null || raw === undefined) return null;
   if (typeof raw === 'string') return [parseHash(raw, err)];
   if (!Array.isArray(raw)) return fail(err);
-  // A null among the alternatives matches any topic, as a null position does.
+  // A null among the alternatives matches any topic; unlike a bare null position, a list still needs
+  // the log to have a topic there (Besu's fixture eth_getLogs_failTopicPosition): `[]` says so.
   const topics = raw.filter((topic) => topic !== null).map((topic) => parseHash(topic, err));
-  return topics.length < raw.length ? null : topics;
+  return topics.length < raw.length ? [] : topics;
 }
 
 /**

@@ -39,7 +39,9 @@ export interface MethodSpec {
   readonly exactParamCount?: number;
   /**
    * The only transports that serve the method (subscriptions need a connection that outlives the
-   * call); on the others it is "Method not found" as in Besu, whatever groups are enabled. Absent: all.
+   * call); on the others it is "Method not found" as in Besu, whatever groups are enabled. On these it
+   * is served whatever groups are enabled too: Besu adds eth_subscribe and eth_unsubscribe to every
+   * WebSocket method set (rpc-auth-cli.md §6.2). Absent: all transports, where its group is enabled.
    */
   readonly transports?: readonly JsonRpcTransport[];
   /** Turns raw JSON params into the typed value the owner receives; throws `RpcError` on bad input. */

@@ -279,8 +279,9 @@ const pendingResolvers = {
   estimateGas: field<object, { data: CallData }>(async (_source, args, data) => (await simulate(data, args.data, LATEST)).gasUsed),
 };
 
+/** A JSON-RPC method's result: actors answer calls with the result's JSON text. */
 async function rpcResult(data: QueryData, method: string): Promise<unknown> {
-  return data.backend.chain.request('rpc', { method, params: null });
+  return JSON.parse(await data.backend.chain.request('rpc', { method, params: null })) as unknown;
 }
 
 const queryResolvers = {
@@ -328,7 +329,7 @@ const queryResolvers = {
 const mutationResolvers = {
   sendRawTransaction: field<unknown, { data: Uint8Array }>(async (_source, args, data) => {
     try {
-      return await data.backend.txpool.request('rpc', { method: 'eth_sendRawTransaction', params: { raw: args.data } });
+      return JSON.parse(await data.backend.txpool.request('rpc', { method: 'eth_sendRawTransaction', params: { raw: args.data } })) as unknown;
     } catch (err) {
       if (err instanceof RemoteError) throw fromPoolError(err.error);
       throw err;

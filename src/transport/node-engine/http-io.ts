@@ -20,7 +20,7 @@ export function splitTarget(url: string | undefined): { path: string; query: str
 }
 
 /** A header as the uWS engine reads it: missing and empty are both undefined; repeated ones joined. */
-function header(req: IncomingMessage, name: string): string | undefined {
+export function requestHeader(req: IncomingMessage, name: string): string | undefined {
   const value = req.headers[name];
   const text = Array.isArray(value) ? value.join(', ') : value;
   return text === '' ? undefined : text;
@@ -30,11 +30,11 @@ export function requestFacts(req: IncomingMessage, path: string): HttpRequestFac
   return {
     method: req.method ?? 'GET',
     path,
-    host: header(req, 'host'),
-    origin: header(req, 'origin'),
-    contentLength: header(req, 'content-length'),
-    accept: header(req, 'accept'),
-    accessControlRequestMethod: header(req, 'access-control-request-method'),
+    host: requestHeader(req, 'host'),
+    origin: requestHeader(req, 'origin'),
+    contentLength: requestHeader(req, 'content-length'),
+    accept: requestHeader(req, 'accept'),
+    accessControlRequestMethod: requestHeader(req, 'access-control-request-method'),
   };
 }
 

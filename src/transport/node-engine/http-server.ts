@@ -9,7 +9,9 @@ import { Logger } from '../../shared/util/log.js';
 import type { HttpServerConfig, HttpServerHandle } from '../engine.js';
 import { bodyTooLarge, createHttpPolicy, plainRouteAnswer, type HttpHeaders } from '../http-policy.js';
 import { handleJsonRpcBody, INTERNAL_ERROR_RESPONSE, TIMEOUT_RESPONSE, type JsonRpcContext } from '../jsonrpc.js';
-import { listenHttpOnUnixSocket, readBody, requestFacts, splitTarget, writeAnswer, writeResponse } from './http-io.js';
+import { authenticatedJsonRpc } from '../auth/authenticated-json-rpc.js';
+import { loginHttpAnswer } from '../auth/login.js';
+import { listenHttpOnUnixSocket, readBody, requestFacts, requestHeader, splitTarget, writeAnswer, writeResponse } from './http-io.js';
 
 const log = new Logger('JsonRpcHttp');
 
@@ -19,6 +21,7 @@ export async function startHttpServer(cfg: HttpServerConfig): Promise<HttpServer
   const policy = createHttpPolicy(cfg);
   const timeoutMs = (cfg.timeoutSeconds ?? 30) * 1000;
   const rpc: JsonRpcContext = { maxBatchSize: cfg.maxBatchSize, prettyPrint: cfg.prettyPrint, call: cfg.call };
+  const authenticated = cfg.authentication === undefined ? undefined : authenticatedJsonRpc(rpc, cfg.authentication.authenticator);
 
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
     const { path, query } = splitTarget(req.url);
@@ -27,10 +30,21 @@ export async function startHttpServer(cfg: HttpServerConfig): Promise<HttpServer
       writeAnswer(res, verdict);
       return;
     }
+    if (verdict.route === 'login') {
+      // The policy has refused a declared length over the limit; a chunked body is held to it too.
+      readBody(
+        req,
+        cfg.maxRequestContentLength,
+        (body) => void loginHttpAnswer(cfg.authentication?.login, body, log, verdict.headers).then((answer) => writeAnswer(res, answer)),
+        () => writeAnswer(res, bodyTooLarge(verdict)),
+      );
+      return;
+    }
     if (verdict.route !== 'jsonrpc') {
       writeAnswer(res, plainRouteAnswer(verdict, cfg.health, query));
       return;
     }
+    const authorization = authenticated === undefined ? undefined : requestHeader(req, 'authorization');
     const headers: HttpHeaders = verdict.headers.length === 0 ? JSON_HEADER : [...JSON_HEADER, ...verdict.headers];
     let timer: NodeJS.Timeout | undefined;
     const finish = (status: number, body: string): void => {
@@ -43,7 +57,7 @@ export async function startHttpServer(cfg: HttpServerConfig): Promise<HttpServer
       cfg.maxRequestContentLength,
       (body) => {
         timer = setTimeout(() => finish(408, TIMEOUT_RESPONSE), timeoutMs);
-        handleJsonRpcBody(body, rpc).then(
+        (authenticated === undefined ? handleJsonRpcBody(body, rpc) : authenticated(body, authorization)).then(
           (reply) => finish(reply.status, reply.body),
           // A bug, not bad input: answered, and logged, rather than left to end the thread.
           (err: unknown) => {

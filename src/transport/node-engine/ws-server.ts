@@ -14,9 +14,10 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { Logger } from '../../shared/util/log.js';
 import { FRAMES_PER_MESSAGE, SEND_BUFFER_LIMIT, WS_IDLE_TIMEOUT_SECONDS, type WsServerConfig, type WsServerHandle } from '../engine.js';
-import { createWsPortPolicy } from '../http-policy.js';
+import { bodyTooLarge, createWsPortPolicy } from '../http-policy.js';
+import { loginHttpAnswer } from '../auth/login.js';
 import type { StreamSession } from '../stream-session.js';
-import { listenHttpOnUnixSocket, relayedSocketPath, requestFacts, splitTarget, writeAnswer, writeAnswerAndClose } from './http-io.js';
+import { listenHttpOnUnixSocket, readBody, relayedSocketPath, requestFacts, requestHeader, splitTarget, writeAnswer, writeAnswerAndClose } from './http-io.js';
 
 const log = new Logger('WebSocket');
 
@@ -30,10 +31,13 @@ interface Connection {
 }
 
 export async function startWsServer(cfg: WsServerConfig): Promise<WsServerHandle> {
-  const policy = createWsPortPolicy(cfg);
+  const login = cfg.login;
+  const maxMessageLength = FRAMES_PER_MESSAGE * cfg.maxFrameSize;
+  // A login body is small; it is held to the limit of a message.
+  const policy = createWsPortPolicy({ hostAllowlist: cfg.hostAllowlist, loginServed: login !== undefined, maxLoginBodyLength: maxMessageLength });
   const sendBufferLimit = cfg.sendBufferLimit ?? SEND_BUFFER_LIMIT;
   const connections = new Map<WebSocket, Connection>();
-  const wss = new WebSocketServer({ noServer: true, maxPayload: FRAMES_PER_MESSAGE * cfg.maxFrameSize, perMessageDeflate: false, clientTracking: false });
+  const wss = new WebSocketServer({ noServer: true, maxPayload: maxMessageLength, perMessageDeflate: false, clientTracking: false });
 
   const cut = (ws: WebSocket, connection: Connection): void => {
     connection.cut = true;
@@ -42,14 +46,14 @@ export async function startWsServer(cfg: WsServerConfig): Promise<WsServerHandle
     setImmediate(() => ws.terminate());
   };
 
-  const opened = (ws: WebSocket, remote: string): void => {
+  const opened = (ws: WebSocket, remote: string, authorization: string | undefined): void => {
     const connection: Connection = { remote, cut: false, alive: true, session: undefined as unknown as StreamSession };
     connections.set(ws, connection);
     connection.session = cfg.openSession((text) => {
       if (connection.cut) return;
       if (ws.bufferedAmount > sendBufferLimit) cut(ws, connection);
       else ws.send(text);
-    });
+    }, authorization);
     log.debug(`WebSocket connection from ${remote} opened`);
     ws.on('message', (data: Buffer) => {
       connection.alive = true;
@@ -89,13 +93,25 @@ export async function startWsServer(cfg: WsServerConfig): Promise<WsServerHandle
     socket.once('close', release);
     // Behind the supervisor's relay the peer is a unix socket: the client's address is not known here.
     const remote = req.socket.remoteAddress ?? '(relayed)';
-    wss.handleUpgrade(req, socket, head, (ws) => opened(ws, remote));
+    const authorization = login === undefined ? undefined : requestHeader(req, 'authorization');
+    wss.handleUpgrade(req, socket, head, (ws) => opened(ws, remote, authorization));
   };
 
   // Requests that are not a WebSocket handshake.
   const listening = await listenHttpOnUnixSocket(relayedSocketPath('JSON-RPC WebSocket', cfg.socketPath), (req, res) => {
     const facts = requestFacts(req, splitTarget(req.url).path);
-    writeAnswer(res, policy.request(facts));
+    const verdict = policy.request(facts);
+    if (verdict.kind === 'answer') {
+      writeAnswer(res, verdict);
+      return;
+    }
+    // The policy lets `POST /login` through only when the service serves it.
+    readBody(
+      req,
+      maxMessageLength,
+      (body) => void loginHttpAnswer(login, body, log).then((answer) => writeAnswer(res, answer)),
+      () => writeAnswer(res, bodyTooLarge(verdict)),
+    );
   });
   listening.server.on('upgrade', upgrade);
 

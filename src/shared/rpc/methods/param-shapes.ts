@@ -52,7 +52,12 @@ export type BlockOverrides = {
   feeRecipient?: Uint8Array;
   prevRandao?: Uint8Array;
   baseFeePerGas?: bigint;
+  /** What BLOBBASEFEE reads and blob gas costs in the block (its excess blob gas is not changed). */
+  blobBaseFee?: bigint;
+  /** Credited after the block's calls, as a consensus client's withdrawals are (amounts in gwei). */
+  withdrawals?: WithdrawalOverride[];
 };
+export type WithdrawalOverride = { index: bigint; validatorIndex: bigint; address: Uint8Array; amount: bigint };
 export type BlockStateCall = {
   blockOverrides?: BlockOverrides;
   stateOverrides?: AccountOverride[];

@@ -28,6 +28,7 @@ import {
   type SimulateParams,
   type SimulateRequest,
   type StorageAtParams,
+  type WithdrawalOverride,
 } from './param-shapes.js';
 
 /** eth_simulateV1's first parameter: blocks of calls, and the switches. */
@@ -67,6 +68,20 @@ function parseBlockOverrides(raw: unknown): BlockOverrides {
   if (present('feeRecipient')) overrides.feeRecipient = parseAddress(record.feeRecipient, err);
   if (present('prevRandao')) overrides.prevRandao = parseHash(record.prevRandao, err);
   if (present('baseFeePerGas')) overrides.baseFeePerGas = parseQuantity(record.baseFeePerGas, err);
+  if (present('blobBaseFee')) overrides.blobBaseFee = parseQuantity(record.blobBaseFee, err);
+  if (present('withdrawals')) {
+    if (!Array.isArray(record.withdrawals)) throw new RpcError(err);
+    overrides.withdrawals = record.withdrawals.map((entry: unknown): WithdrawalOverride => {
+      if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) throw new RpcError(err);
+      const w = entry as Record<string, unknown>;
+      return {
+        index: parseQuantity(w.index, err),
+        validatorIndex: parseQuantity(w.validatorIndex, err),
+        address: parseAddress(w.address, err),
+        amount: parseQuantity(w.amount, err),
+      };
+    });
+  }
   return overrides;
 }
 

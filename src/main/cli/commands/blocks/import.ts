@@ -137,10 +137,11 @@ interface ImportOutput {
 /** Opens the chain of the data path, imports every file in order and closes it; resolves with the exit code. */
 async function importFiles(args: BlocksImportArgs, options: NodeOptions, output: ImportOutput): Promise<number> {
   // Loaded here so that parameter errors never load RocksDB or the EVM.
-  const [{ resolveNetwork }, { chainSpecFromGenesis }, { Chain }, { parseGenesisJson }, importer, blockFile, { TaskPool }] = await Promise.all([
+  const [{ resolveNetwork }, { chainSpecFromGenesis }, { Chain }, { prepareDatabaseLocation }, { parseGenesisJson }, importer, blockFile, { TaskPool }] = await Promise.all([
     import('../../../supervisor/network.js'),
     import('../../../../chain/network-spec.js'),
     import('../../../../chain/chain.js'),
+    import('../../../../chain/database-location.js'),
     import('../../../../shared/ethereum/genesis.js'),
     import('../../../../chain/block-importer.js'),
     import('../../../../chain/block-file.js'),
@@ -151,6 +152,7 @@ async function importFiles(args: BlocksImportArgs, options: NodeOptions, output:
   const spec = await chainSpecFromGenesis(network.genesisJson, options.networkId ?? undefined);
   const dataPath = resolvePath(options.dataPath);
   mkdirSync(dataPath, { recursive: true });
+  const location = await prepareDatabaseLocation(dataPath, (message) => output.out(`${message}\n`));
 
   const recovery = new TaskPool<typeof recoverSenders>(new URL('../../../../../workers/tasks/sender-recovery.task.js', import.meta.url), {
     workerData: { genesisJson: network.genesisJson },
@@ -159,7 +161,7 @@ async function importFiles(args: BlocksImportArgs, options: NodeOptions, output:
   });
   // Imported blocks keep their gas limits; the revert reasons of their transactions are kept as a node would.
   // Blocks from a file can be imported again: one fsync when the chain closes, not one per block.
-  const chain = await Chain.open(dataPath, spec, { revertReasonEnabled: options.revertReasonEnabled, syncEachBlock: false });
+  const chain = await Chain.open(location, spec, { revertReasonEnabled: options.revertReasonEnabled, syncEachBlock: false });
   try {
     const checks = await (await import('../../../../chain/import-rules.js')).importChecksFor(chain, genesis, args.skipPowValidation);
     output.out(`Importing into ${dataPath}, chain head #${chain.getHead().number} ${toHex(chain.getHead().hash)}\n`);

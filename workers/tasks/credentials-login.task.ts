@@ -1,0 +1,37 @@
+/**
+ * Piscina task of the login pool: reads the credentials file as it is now (edits take effect without a
+ * restart) and checks one login's password (src/tasks/credentials-login.ts). bcrypt is tens of
+ * milliseconds of CPU per login; the thread lowers its own scheduling priority so that a storm of logins
+ * takes the CPU JSON-RPC leaves idle rather than the CPU JSON-RPC needs.
+ */
+import { readFile } from 'node:fs/promises';
+import { setPriority } from 'node:os';
+import { checkLogin, type LoginCheckResult } from '../../src/tasks/credentials-login.js';
+
+/**
+ * Linux niceness of this thread (0 normal, 19 lowest). At 10 a busy login thread gets about a tenth of a
+ * core that JSON-RPC threads also want, and all of a core they leave idle. On Linux the call without a
+ * pid sets the calling thread only.
+ */
+const LOGIN_THREAD_NICENESS = 10;
+try {
+  setPriority(LOGIN_THREAD_NICENESS);
+} catch {
+  // Not permitted on this platform: the pool still keeps bcrypt off the transport threads.
+}
+
+export interface CredentialsLoginInput {
+  credentialsFile: string;
+  username: string;
+  password: string;
+}
+
+export default async function credentialsLogin({ credentialsFile, username, password }: CredentialsLoginInput): Promise<LoginCheckResult> {
+  let text: string;
+  try {
+    text = await readFile(credentialsFile, 'utf8');
+  } catch {
+    return { refused: 'credentials file unreadable' };
+  }
+  return checkLogin(text, username, password);
+}
