@@ -7,6 +7,7 @@
  */
 import fc from 'fast-check';
 import { RLP, type Input } from '@ethereumjs/rlp';
+import { EthCode } from '../../../src/p2p/block-sync.js';
 import { ETH_OFFSET, ISTANBUL_LENGTH, ISTANBUL_OFFSET } from './fake-peer.js';
 
 export interface Frame {
@@ -25,20 +26,8 @@ export interface FrameCase {
   garbage: boolean;
 }
 
-const ETH = {
-  NewBlockHashes: 0x01,
-  Transactions: 0x02,
-  GetBlockHeaders: 0x03,
-  BlockHeaders: 0x04,
-  GetBlockBodies: 0x05,
-  BlockBodies: 0x06,
-  NewBlock: 0x07,
-  NewPooledTransactionHashes: 0x08,
-  GetPooledTransactions: 0x09,
-  PooledTransactions: 0x0a,
-  GetReceipts: 0x0f,
-  Receipts: 0x10,
-} as const;
+// The node's own table of eth/68 codes: the fuzzer speaks the protocol the node implements.
+const ETH = EthCode;
 const ETH_CODES = Object.values(ETH);
 /** Codes inside eth/68's range that it does not define (0x0b–0x0e). */
 const ETH_UNDEFINED_CODES = [0x0b, 0x0c, 0x0d, 0x0e];
