@@ -68,8 +68,8 @@ exposeControl('transport', {
       // The head may have reached the target before the p2p actor saw it.
       return sync === undefined || currentBlock === null || currentBlock >= sync.highestBlock ? undefined : { ...sync, currentBlock };
     };
-    // net_services reads the ports at each call: with port 0 the WebSocket one is known once it listens.
-    // The HTTP port is bound by the supervisor's connection guard before this thread starts.
+    // net_services reads the ports at each call: with port 0 the first thread learns each port once it
+    // listens (the others are started with it, or the supervisor's relay bound it first).
     const jsonRpc = data.http === undefined ? undefined : { host: data.http.server.host, port: data.http.server.port };
     const wsService = data.ws === undefined ? undefined : { host: data.ws.server.host, port: data.ws.server.port };
     const graphqlService = data.graphql === undefined ? data.graphqlService : { host: data.graphql.host, port: data.graphql.port };
@@ -122,6 +122,7 @@ exposeControl('transport', {
           return { p2pEnabled: data.p2pEnabled, peerCount: peerCount(), ...(sync ? { sync } : {}) };
         },
       });
+      jsonRpc!.port = http.port;
     }
 
     if (data.ws !== undefined || data.ipc !== undefined) {
@@ -162,6 +163,7 @@ exposeControl('transport', {
       if (data.ipc !== undefined) ipc = await startIpcServer({ path: data.ipc.path, openSession: sessionsOf('ipc', data.ipc.apis, IPC_RULES) });
     }
     return {
+      ...(http ? { httpPort: http.port } : {}),
       ...(ws ? { wsPort: ws.port } : {}),
       ...(graphqlServer ? { graphqlPort: graphqlServer.port } : {}),
     };

@@ -42,9 +42,7 @@ export interface BenchNode {
 export async function startBenchNode(opts: BenchNodeOptions = {}): Promise<BenchNode> {
   const args = opts.args ?? [];
   const node = await startNode({
-    // A run opens its connections while the previous run's are still closing: the limit (default 80)
-    // would refuse some of them at 64 connections per run, and a benchmark measures throughput.
-    args: args.some((arg) => arg.startsWith('--rpc-http-max-active-connections')) ? args : ['--rpc-http-max-active-connections=1000', ...args],
+    args,
     graphql: opts.graphql ?? false,
     p2p: opts.p2p ?? false,
     nodeFlags: opts.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfileDir}`] : [],

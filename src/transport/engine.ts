@@ -28,6 +28,8 @@ export interface HttpServerConfig extends HttpListenConfig {
 }
 
 export interface HttpServerHandle {
+  /** The public port (bound by this thread, or by the supervisor's guard in front of it). */
+  readonly port: number;
   /** Stops accepting connections and closes the open ones. */
   close(): Promise<void>;
 }

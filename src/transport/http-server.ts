@@ -1,7 +1,9 @@
 /**
  * The JSON-RPC HTTP server of one transport worker, on hyper-express (uWebSockets.js). It listens on
- * a private unix socket: the supervisor's connection guard (src/main/supervisor/http-connection-guard.ts)
- * owns the public port, enforces the connection limit and joins each connection to one worker.
+ * the public port itself, shared with the other transport threads (SO_REUSEPORT, uws-listen.ts), or,
+ * with `--rpc-http-max-active-connections` given, on a private unix socket behind the supervisor's
+ * connection guard (src/main/supervisor/http-connection-guard.ts), which owns the public port and
+ * enforces the limit: this uWS build cannot count connections itself.
  *
  * Every request goes through the one HTTP policy (http-policy.ts: host allow-list → CORS → body size
  * limit → route → Accept) before anything is served. Routing is done by the policy rather than by
@@ -17,6 +19,7 @@ import { createHttpPolicy, plainRouteAnswer, type HttpAnswer, type HttpHeaders }
 import { serveJsonRpc } from './jsonrpc-route.js';
 import { authenticatedJsonRpc } from './auth/authenticated-json-rpc.js';
 import { LOGIN_NOT_ENABLED } from './auth/login.js';
+import { listenUws, type UwsListening } from './uws-listen.js';
 
 const log = new Logger('JsonRpcHttp');
 
@@ -70,8 +73,10 @@ export async function startHttpServer(cfg: HttpServerConfig): Promise<HttpServer
     rpc,
     ...(authenticated === undefined ? {} : { authenticated }),
   });
-  const listenSocket = await listenUnix(server, cfg.socketPath);
+  const listening = await listen(server, cfg);
+  const listenSocket = listening.socket;
   return {
+    port: listening.port,
     close: async () => {
       jsonRpcRoute.close();
       server.close(listenSocket);
@@ -82,9 +87,17 @@ export async function startHttpServer(cfg: HttpServerConfig): Promise<HttpServer
   };
 }
 
-/** hyper-express listens on TCP only; its routes are compiled as its own listen() would. */
-function listenUnix(server: Server, path: string): Promise<us_listen_socket> {
+/**
+ * On the public port shared with the other threads, or on the guard's unix socket; hyper-express's
+ * own listen() does neither, so its routes are compiled as that would.
+ */
+async function listen(server: Server, cfg: HttpServerConfig): Promise<UwsListening> {
   (server as unknown as { _compile(): void })._compile();
+  if (cfg.socketPath === undefined) return listenUws(server.uws_instance, cfg.host, cfg.port, 'JSON-RPC HTTP');
+  return { socket: await listenUnix(server, cfg.socketPath), port: cfg.port };
+}
+
+function listenUnix(server: Server, path: string): Promise<us_listen_socket> {
   return new Promise((resolve, reject) => {
     server.uws_instance.listen_unix((listenSocket) => {
       if (listenSocket) resolve(listenSocket);

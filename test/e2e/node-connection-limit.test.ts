@@ -1,9 +1,10 @@
 /**
  * `--rpc-http-max-active-connections` against real nodes, over raw keep-alive connections: as in Besu,
  * a connection opened while the limit is reached is closed without an answer, the open ones keep
- * working, and once one closes a new one is served. The supervisor's connection guard owns the port and
- * relays to the transport threads' unix sockets: the health, login and CORS answers come through it,
- * and the sockets are removed when the node stops. Serial: one node at a time, up to 81 sockets.
+ * working, and once one closes a new one is served. With the option the supervisor's connection guard
+ * owns the port and relays to the transport threads' unix sockets: the health, login and CORS answers
+ * come through it, and the sockets are removed when the node stops. Without it there is no limit and
+ * the threads own the port. Serial: one node at a time, up to 100 sockets.
  */
 import test from 'ava';
 import { mkdtempSync, readdirSync } from 'node:fs';
@@ -140,8 +141,24 @@ test.serial('--rpc-http-max-active-connections=5: the 6th connection is closed u
   t.deepEqual(httpSockets(tmp), []);
 });
 
-test.serial('the default limit is Besu\'s 80', async (t) => {
-  const served = await node([]);
+test.serial('without the option there is no limit (unlike Besu\'s 80) and no relay: 100 connections are served', async (t) => {
+  const tmp = mkdtempSync(join(tmpdir(), 'basalt-guard-tmp-'));
+  removeAfter.push(tmp);
+  const served = await node(['--rpc-http-workers=2'], { TMPDIR: tmp });
+  t.regex(served.output(), /JSON-RPC HTTP service started and listening on 127\.0\.0\.1:\d+ \(2 workers\)\n/);
+  // On uWS the transport threads listen on the port themselves: no unix sockets, no guard. The
+  // node:http engine cannot share a port between threads, so it is relayed, without a limit.
+  const relayed = /HTTP engine: node:http/.test(served.output());
+  t.is(httpSockets(tmp).length, relayed ? 2 : 0);
+  const hundred = await answeredConnections(served.port, 100);
+  const again = await Promise.all(hundred.map((connection) => connection.blockNumber()));
+  t.deepEqual(again.map((answer) => answer.status), Array(100).fill('HTTP/1.1 200 OK'));
+  t.notRegex(served.output(), /Rejecting new connection/);
+  t.is(await served.stop(), 0);
+});
+
+test.serial('--rpc-http-max-active-connections=80 (Besu\'s default) refuses the 81st', async (t) => {
+  const served = await node(['--rpc-http-max-active-connections=80']);
   t.regex(served.output(), /JSON-RPC HTTP service started and listening on 127\.0\.0\.1:\d+ \(.*at most 80 connections\)/);
   const eighty = await answeredConnections(served.port, 80);
   await t.notThrowsAsync(refusedConnection(served, 80));
@@ -171,7 +188,7 @@ function request(port: number, method: string, path: string, headers: Record<str
 }
 
 test.serial('health, login and CORS answers come through the guard as from Besu', async (t) => {
-  const served = await node(['--rpc-http-workers=2', '--rpc-http-cors-origins=http://foo.io']);
+  const served = await node(['--rpc-http-workers=2', '--rpc-http-max-active-connections=10', '--rpc-http-cors-origins=http://foo.io']);
   const host = { Host: `127.0.0.1:${served.port}` };
   const up = '{\n  "status" : "UP"\n}';
 
@@ -198,6 +215,5 @@ test.serial('health, login and CORS answers come through the guard as from Besu'
 test.serial('--help describes the option with Besu\'s text and default', async (t) => {
   const help = await runCli(['--help']);
   t.is(help.code, 0);
-  t.regex(help.stdout.replace(/\s+/g, ' '), /--rpc-http-max-active-connections=<INTEGER> Maximum number of HTTP connections allowed for JSON-RPC; further connections are closed \(default: 80\)/);
-  t.notRegex(help.stdout, /not enforced/);
+  t.regex(help.stdout.replace(/\s+/g, ' '), /--rpc-http-max-active-connections=<INTEGER> Maximum number of HTTP connections allowed for JSON-RPC; further connections are closed \(default: unlimited\)/);
 });

@@ -59,7 +59,7 @@ export async function postCase(url: string, init: { headers: Record<string, stri
 
 /**
  * ava starts every case at once, and fetch opens a connection per request in flight: past the node's
- * --rpc-http-max-active-connections (80, as Besu) the rest would be refused. A client keeps a pool.
+ * --rpc-http-max-active-connections (80 in Besu) the rest would be refused there. A client keeps a pool.
  */
 const MAX_IN_FLIGHT = 16;
 let inFlight = 0;

@@ -152,16 +152,41 @@ test('a client\'s FIN reaches the worker after its data, and the worker\'s answe
   t.is(await c.closed, 'answer to question');
 });
 
-test('when the worker closes, what it wrote is delivered and the client is dropped without waiting for its FIN', async (t) => {
+test('when the worker closes, what it wrote is delivered and the place is freed without waiting for the client\'s FIN', async (t) => {
   const w = await worker((socket) => socket.end('bye'));
   const g = await guard({ upstreams: [w.path] });
   const c = await client(g.port, true);
   const ended = once(c.socket, 'end');
   await c.receive('bye');
   await ended;
-  // The client never sends its FIN: only the guard closing its side frees the place.
-  await until('the guard to drop the client', () => g.activeConnections() === 0);
+  // The client never sends its FIN: the worker's close frees the place (the guard closes the
+  // connection after reading it away for a while).
+  await until('the guard to free the place', () => g.activeConnections() === 0);
   t.false(c.socket.writableEnded);
+});
+
+test('a worker that answers and closes while the client is still sending: the answer arrives, the connection ends without a reset', async (t) => {
+  // As uWS does with a 413 for a body still coming: answer at the first bytes, then close.
+  const w = await worker((socket) => socket.once('data', () => socket.end('HTTP/1.1 413 Payload Too Large\r\n\r\n')));
+  const g = await guard({ upstreams: [w.path] });
+  const socket = connect({ host: '127.0.0.1', port: g.port });
+  let received = '';
+  let error: Error | undefined;
+  socket.on('data', (chunk: Buffer) => (received += chunk.toString()));
+  socket.on('error', (err) => (error = err));
+  await once(socket, 'connect');
+  cleanups.push(() => void socket.destroy());
+  // 8 MiB in 64 KiB pieces, each written once the last was taken: far more than the socket buffers hold.
+  const piece = Buffer.alloc(64 * 1024, 0x78);
+  let sent = 0;
+  while (sent < 128 && !socket.destroyed && !socket.readableEnded) {
+    if (!socket.write(piece)) await Promise.race([once(socket, 'drain'), once(socket, 'end'), once(socket, 'close')]);
+    sent++;
+  }
+  socket.end();
+  await closeOf(socket);
+  t.is(received, 'HTTP/1.1 413 Payload Too Large\r\n\r\n');
+  t.is(error, undefined);
 });
 
 test('a worker that cannot be reached drops the client', async (t) => {

@@ -212,11 +212,14 @@ export const NODE_OPTIONS = [
     default: 134217728,
     description: 'Specifies the maximum request content length',
   }),
-  option({
+  // Besu's default is 80. Here a limit is enforced only when given: uWebSockets.js 20.30 cannot count
+  // connections, so a limit puts a relay on the main thread in front of every connection, which costs
+  // a third of the small-request throughput and caps it at one core (http-connection-guard.ts).
+  optionalOption({
     names: ['--rpc-http-max-active-connections'],
     key: 'rpcHttpMaxActiveConnections',
     kind: int(),
-    default: 80,
+    defaultText: 'unlimited',
     description: 'Maximum number of HTTP connections allowed for JSON-RPC; further connections are closed',
   }),
   option({

@@ -1,7 +1,8 @@
 /**
- * The public JSON-RPC HTTP port, enforcing `--rpc-http-max-active-connections` as Besu does: while
- * that many connections are open, a new one is closed at once without an answer; the open ones keep
- * working, and once one closes a new one is accepted.
+ * The public JSON-RPC HTTP port when `--rpc-http-max-active-connections` is given, enforcing it as
+ * Besu does: while that many connections are open, a new one is closed at once without an answer; the
+ * open ones keep working, and once one closes a new one is accepted. Without the option the transport
+ * threads listen on the port themselves (see the option's row in src/main/cli/options.ts for why).
  *
  * Why a TCP front in the supervisor rather than the limit in the HTTP workers: the uWebSockets.js
  * build the workers run (20.30) tells JavaScript nothing about HTTP connections opening or closing
@@ -83,8 +84,17 @@ export async function startConnectionGuard(cfg: ConnectionGuardConfig): Promise<
     upstream.connections++;
     const worker = createConnection({ path: upstream.path, allowHalfOpen: true });
     worker.on('error', ignore);
-    worker.once('close', () => upstream.connections--);
+    worker.once('close', () => {
+      upstream.connections--;
+      // The worker is done with it: what the client still sends is only read away (splice).
+      release(client);
+    });
     splice(client, worker);
+  };
+  /** Frees a connection's place: at the client's FIN, when its worker closes, or at its close. */
+  const counted = new WeakSet<Socket>();
+  const release = (client: Socket): void => {
+    if (counted.delete(client)) active--;
   };
 
   // allowHalfOpen: a client's FIN is passed on rather than answered with ours, so that the answer to
@@ -96,19 +106,15 @@ export async function startConnectionGuard(cfg: ConnectionGuardConfig): Promise<
       return;
     }
     active++;
+    counted.add(client);
     live.add(client);
     // A reset is the client's business; 'close' follows every error and does the cleaning up.
     client.on('error', ignore);
     // The client's FIN frees its place at once, as in Besu (Netty closes a connection on FIN); the
     // connection itself lasts until the worker has answered what came before the FIN.
-    let counted = true;
-    const release = (): void => {
-      if (counted) active--;
-      counted = false;
-    };
-    client.once('end', release);
+    client.once('end', () => release(client));
     client.once('close', () => {
-      release();
+      release(client);
       live.delete(client);
     });
     if (waiting === undefined) join(client);
@@ -150,22 +156,49 @@ function leastLoaded(upstreams: Upstream[], from: number): Upstream {
 /**
  * Joins a client connection to its worker connection: each side's bytes are written to the other,
  * and a side is paused while the other cannot take more. A FIN is passed on after what came before
- * it. When the worker closes (uWS closes on a client's FIN, after a `Connection: close` answer, on
- * its idle timeout, at shutdown), what it wrote is delivered and then the client is dropped without
- * waiting for the client's own FIN. An error or close on either side drops the other.
+ * it. When the worker closes (uWS closes on a client's FIN, after a `Connection: close` answer such
+ * as a 413 for a body that is still coming, on its idle timeout, at shutdown), what it wrote is
+ * delivered and followed by a FIN; what the client still sends is read and dropped until its own FIN
+ * or LINGER_MS, and only then is the connection closed: closing with unread bytes would send a reset,
+ * and a reset can make the client's kernel drop the answer before the client has read it. An error
+ * on either side drops the other at once.
  */
 function splice(client: Socket, worker: Socket): void {
-  pump(client, worker);
+  let workerOpen = true;
+  client.on('data', (chunk: Buffer) => {
+    if (workerOpen && !worker.write(chunk)) client.pause();
+  });
+  worker.on('drain', () => client.resume());
   pump(worker, client);
-  client.once('end', () => worker.end());
+  client.once('end', () => {
+    if (workerOpen) worker.end();
+  });
   worker.once('end', () => client.end());
-  client.once('finish', () => client.destroy());
+  client.once('finish', () => {
+    if (client.readableEnded) {
+      client.destroy();
+      return;
+    }
+    const linger = setTimeout(() => client.destroy(), LINGER_MS).unref();
+    client.once('end', () => {
+      clearTimeout(linger);
+      client.destroy();
+    });
+  });
   client.once('close', () => worker.destroy());
   worker.once('close', (hadError) => {
-    if (hadError) client.destroy();
-    else if (!client.writableEnded) client.end();
+    workerOpen = false;
+    if (hadError) {
+      client.destroy();
+      return;
+    }
+    client.resume();
+    if (!client.writableEnded) client.end();
   });
 }
+
+/** How long a connection its worker closed is read away before it is closed regardless. */
+const LINGER_MS = 2_000;
 
 function pump(from: Socket, to: Socket): void {
   from.on('data', (chunk: Buffer) => {

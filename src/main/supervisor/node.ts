@@ -289,12 +289,14 @@ export async function runNode(options: NodeOptions): Promise<number> {
     };
     await spawn('consensus', 'consensus', consensusData).start();
 
-    // HTTP: the transport threads listen on unix sockets in a directory only this user can enter, behind
-    // the connection guard, which owns the public port (and binds it first, so that the threads know it
-    // for net_services). WebSocket and GraphQL on uWS: with port 0 the first thread has the kernel pick
-    // the port and the others share it; on the `node` engine, which cannot share a port between
-    // threads, they sit behind relays as HTTP does.
+    // On uWS the transport threads listen on the public ports themselves: with port 0 the first thread
+    // has the kernel pick the port and the others share it. The `node` engine cannot share a port
+    // between threads, so its threads listen on unix sockets in a directory only this user can enter,
+    // behind relays that own the public ports (bound first, so that the threads know them for
+    // net_services). HTTP sits behind such a relay on uWS too when --rpc-http-max-active-connections is
+    // given: the relay is the connection guard that enforces it.
     const relayed = httpEngine?.engine === 'node';
+    const httpGuarded = relayed || options.rpcHttpMaxActiveConnections !== undefined;
     /** One unix socket per thread that serves `role` (empty for the others), named by thread index. */
     const socketPathsOf = (prefix: string, serves: (role: TransportRole) => boolean): string[] => {
       socketDir ??= mkdtempSync(join(tmpdir(), 'basalt-http-'));
@@ -305,9 +307,10 @@ export async function runNode(options: NodeOptions): Promise<number> {
     let httpSocketPaths: string[] = [];
     let wsSocketPaths: string[] = [];
     let graphqlSocketPaths: string[] = [];
-    if (options.rpcHttpEnabled) {
+    if (options.rpcHttpEnabled && httpGuarded) {
       httpSocketPaths = socketPathsOf('worker', (role) => role.jsonRpc);
-      httpGuard = await ownPort('JSON-RPC HTTP', options.rpcHttpHost, options.rpcHttpPort, options.rpcHttpMaxActiveConnections, httpSocketPaths);
+      const limit = options.rpcHttpMaxActiveConnections ?? Number.POSITIVE_INFINITY;
+      httpGuard = await ownPort('JSON-RPC HTTP', options.rpcHttpHost, options.rpcHttpPort, limit, httpSocketPaths);
     }
     if (relayed && options.rpcWsEnabled) {
       wsSocketPaths = socketPathsOf('ws', (role) => role.jsonRpc);
@@ -317,6 +320,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
       graphqlSocketPaths = socketPathsOf('graphql', (role) => role.graphql);
       graphqlRelay = await ownPort('GraphQL HTTP', options.graphqlHttpHost, options.graphqlHttpPort, Number.POSITIVE_INFINITY, graphqlSocketPaths);
     }
+    let httpPort = httpGuard?.port ?? options.rpcHttpPort;
     let wsPort = wsRelay?.port ?? options.rpcWsPort;
     let graphqlPort = graphqlRelay?.port ?? options.graphqlHttpPort;
     for (let i = 0; i < transportWorkers; i++) {
@@ -325,13 +329,13 @@ export async function runNode(options: NodeOptions): Promise<number> {
         ...base,
         actor: 'transport',
         engine: httpEngine?.engine ?? 'uws',
-        ...(role.jsonRpc && httpGuard !== undefined
+        ...(role.jsonRpc && options.rpcHttpEnabled
           ? {
               http: {
                 server: {
                   host: options.rpcHttpHost,
-                  port: httpGuard.port,
-                  socketPath: httpSocketPaths[i]!,
+                  port: httpPort,
+                  ...(httpGuard ? { socketPath: httpSocketPaths[i]! } : {}),
                   hostAllowlist: options.hostAllowlist,
                   corsOrigins: options.rpcHttpCorsOrigins,
                   maxRequestContentLength: options.rpcHttpMaxRequestContentLength,
@@ -392,6 +396,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
         },
       };
       const bound = await spawn('transport', `transport-${i}`, transportData).start();
+      httpPort = bound.httpPort ?? httpPort;
       wsPort = bound.wsPort ?? wsPort;
       graphqlPort = bound.graphqlPort ?? graphqlPort;
     }
@@ -401,11 +406,10 @@ export async function runNode(options: NodeOptions): Promise<number> {
     };
     wsRelay?.open();
     graphqlRelay?.open();
-    if (httpGuard !== undefined) {
-      httpGuard.open();
-      log.info(
-        `JSON-RPC HTTP service started and listening on ${options.rpcHttpHost}:${httpGuard.port} (${workers('jsonRpc')}, at most ${options.rpcHttpMaxActiveConnections} connections)`,
-      );
+    httpGuard?.open();
+    if (options.rpcHttpEnabled) {
+      const limit = options.rpcHttpMaxActiveConnections === undefined ? '' : `, at most ${options.rpcHttpMaxActiveConnections} connections`;
+      log.info(`JSON-RPC HTTP service started and listening on ${options.rpcHttpHost}:${httpPort} (${workers('jsonRpc')}${limit})`);
     }
     if (httpAuthentication !== undefined) log.info(`JSON-RPC HTTP authentication enabled: ${describeAuthentication(httpAuthentication)}`);
     if (options.rpcWsEnabled) log.info(`Websocket service started and listening on ${options.rpcWsHost}:${wsPort} (${workers('jsonRpc')})`);

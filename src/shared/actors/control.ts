@@ -41,7 +41,7 @@ export interface ActorStartInfo {
   /** The devp2p port actually bound. */
   p2p: { port: number };
   /** The ports this thread bound itself (the HTTP port is the supervisor's connection guard's). */
-  transport: { wsPort?: number; graphqlPort?: number };
+  transport: { httpPort?: number; wsPort?: number; graphqlPort?: number };
 }
 
 export type ControlOf<A extends ActorName> = ActorControl<A>;

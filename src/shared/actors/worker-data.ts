@@ -119,13 +119,16 @@ export type HttpEngineName = 'uws' | 'node';
 /** Where the JSON-RPC HTTP port listens, and its request limits. */
 export interface HttpListenConfig {
   /**
-   * The public address, `--rpc-http-host` and the port bound (net_services). The supervisor's
-   * connection guard owns it and joins each connection to one worker's `socketPath`.
+   * The public address, `--rpc-http-host` and the port (net_services). Without `socketPath` the
+   * thread listens on it itself (0: the first thread has the kernel pick it, the others share it).
    */
   host: string;
   port: number;
-  /** The private unix socket this worker listens on. */
-  socketPath: string;
+  /**
+   * The private unix socket this thread listens on instead, when the supervisor's connection guard
+   * owns the public port (`--rpc-http-max-active-connections` given, or the `node` engine).
+   */
+  socketPath?: string;
   /** `--host-allowlist` entries (`*` accepts any Host). */
   hostAllowlist: readonly string[];
   /** `--rpc-http-cors-origins` entries (regular expressions; `*`/`all` any origin). */

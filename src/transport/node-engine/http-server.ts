@@ -11,7 +11,7 @@ import { bodyTooLarge, createHttpPolicy, plainRouteAnswer, type HttpHeaders } fr
 import { handleJsonRpcBody, INTERNAL_ERROR_RESPONSE, TIMEOUT_RESPONSE, type JsonRpcContext } from '../jsonrpc.js';
 import { authenticatedJsonRpc } from '../auth/authenticated-json-rpc.js';
 import { loginHttpAnswer } from '../auth/login.js';
-import { listenHttpOnUnixSocket, readBody, requestFacts, requestHeader, splitTarget, writeAnswer, writeResponse } from './http-io.js';
+import { listenHttpOnUnixSocket, readBody, relayedSocketPath, requestFacts, requestHeader, splitTarget, writeAnswer, writeResponse } from './http-io.js';
 
 const log = new Logger('JsonRpcHttp');
 
@@ -70,6 +70,6 @@ export async function startHttpServer(cfg: HttpServerConfig): Promise<HttpServer
     );
   };
 
-  const listening = await listenHttpOnUnixSocket(cfg.socketPath, handle);
-  return { close: listening.close };
+  const listening = await listenHttpOnUnixSocket(relayedSocketPath('JSON-RPC HTTP', cfg.socketPath), handle);
+  return { port: cfg.port, close: listening.close };
 }
