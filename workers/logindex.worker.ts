@@ -11,6 +11,7 @@ import { HeadReader } from '../src/shared/shared-memory/head-view.js';
 import { logIndexPath } from '../src/shared/util/data-path.js';
 import { Logger, setLogLevel } from '../src/shared/util/log.js';
 import { chainLogSource, LogIndexActor, openIndexStore } from '../src/logindex/logindex-actor.js';
+import { describeHead } from '../src/logindex/log-index.js';
 
 const data = actorData('logindex');
 setLogLevel(data.logLevel);
@@ -22,6 +23,7 @@ exposeControl('logindex', {
   async start() {
     const store = await openIndexStore(logIndexPath(data.dataPath), (message) => log.info(message));
     const indexedBlocks = store.nextNumber;
+    log.info(`Log index opened: ${describeHead(store.head)}`);
     const chain = openChannel(LOGINDEX_CHAIN, 'logindex', data.ports.chain);
     const headView = new HeadReader(data.headView);
     actor = new LogIndexActor(store, {
@@ -35,7 +37,7 @@ exposeControl('logindex', {
     chain.on({ canonicalLogs: (event) => running.onCanonicalLogs(event) });
     for (const port of data.ports.transports) openChannel(TRANSPORT_LOGINDEX, 'logindex', port).serve(running.transportHandlers);
     // Catching up runs on: queries wait for the index to reach the chain's head (LogIndex.read).
-    void running.index.start();
+    void running.index.start().then(() => log.info(`Log index caught up with the chain: ${describeHead(running.index.head)}`));
     return { indexedBlocks };
   },
   metrics: () => null,

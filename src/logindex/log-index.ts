@@ -66,6 +66,8 @@ export class LogIndex {
   private readonly lock = new ReadWriteLock();
   /** Woken at every change of the index's head. */
   private headChanged: { promise: Promise<void>; wake: () => void } = wakeable();
+  /** Set at shutdown: updates not started are dropped, a catch-up stops after its current batch. */
+  private stopped = false;
   readonly view: IndexView;
 
   constructor(
@@ -103,6 +105,12 @@ export class LogIndex {
     return this.updates;
   }
 
+  /** Stops taking updates; resolves once the one in progress has stopped. */
+  stop(): Promise<void> {
+    this.stopped = true;
+    return this.updates;
+  }
+
   /** Runs `query` on one view of the index, once the index holds the head the node has published. */
   async read<T>(query: (view: IndexView) => Promise<T>): Promise<T> {
     await this.reachPublishedHead();
@@ -110,7 +118,7 @@ export class LogIndex {
   }
 
   private enqueue(update: () => Promise<void>): Promise<void> {
-    this.updates = this.updates.then(update).catch((err: unknown) => this.options.log.warn(`Log index update failed: ${errorMessage(err)}`));
+    this.updates = this.updates.then(() => (this.stopped ? undefined : update())).catch((err: unknown) => this.options.log.warn(`Log index update failed: ${errorMessage(err)}`));
     return this.updates;
   }
 
@@ -184,7 +192,7 @@ export class LogIndex {
 
   /** Reads canonical blocks up to `target`; false when the chain's canonical chain moved away meanwhile. */
   private async readUpTo(target: bigint): Promise<boolean> {
-    while (this.store.nextNumber <= target) {
+    while (this.store.nextNumber <= target && !this.stopped) {
       const from = this.store.nextNumber;
       const to = from + CATCH_UP_BATCH - 1n < target ? from + CATCH_UP_BATCH - 1n : target;
       const blocks = await this.options.source.canonicalLogs(from, to);

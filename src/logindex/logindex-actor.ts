@@ -65,7 +65,7 @@ export class LogIndexActor {
 
   /** Lets the updates in progress finish, then closes the store. */
   async close(): Promise<void> {
-    await this.index.idle();
+    await this.index.stop();
     await this.store.close();
   }
 }
