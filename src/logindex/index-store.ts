@@ -12,7 +12,6 @@ import {
   INDEX_SCHEMA_VERSION,
   IndexMetaKey,
   IndexPrefix,
-  addressStem,
   decodeBlockLogs,
   decodeHead,
   encodeBlockLogs,
@@ -25,6 +24,7 @@ import {
   numberBytes,
   stemKey,
   topicStem,
+  addressStem,
 } from './index-schema.js';
 
 export interface IndexHead {
@@ -47,6 +47,8 @@ export interface BlockLogs {
   readonly timestamp: bigint;
   readonly txHashes: readonly Uint8Array[];
   readonly logs: readonly IndexedLog[];
+  /** The `a` and `t` key stems of its logs as hex, made on first use: a cached block is matched in memory. */
+  stems?: ReadonlySet<string>;
 }
 
 /** Blocks' logs read or written lately, weighed by logs: recent blocks are what filters and `latest` read. */
@@ -55,6 +57,16 @@ const EMPTY = new Uint8Array(0);
 
 /** The stems of the `a` and `t` keys a block's logs need, each once. */
 function stemsOf(logs: readonly { log: RawLog }[]): Uint8Array[] {
+  return [...stemMap(logs).values()];
+}
+
+/** The stems of a block's logs as hex, what `stemsOf` keys in the database. */
+export function stemTextsOf(block: BlockLogs): ReadonlySet<string> {
+  block.stems ??= new Set(stemMap(block.logs).keys());
+  return block.stems;
+}
+
+function stemMap(logs: readonly { log: RawLog }[]): Map<string, Uint8Array> {
   const stems = new Map<string, Uint8Array>();
   for (const { log } of logs) {
     const [address, topics] = log;
@@ -65,7 +77,7 @@ function stemsOf(logs: readonly { log: RawLog }[]): Uint8Array[] {
       stems.set(bytesToHex(key), key);
     });
   }
-  return [...stems.values()];
+  return stems;
 }
 
 export class IndexStore {
@@ -130,19 +142,21 @@ export class IndexStore {
     return block;
   }
 
+  /** Indexed block `number` when it is in memory; nothing is read. */
+  cachedBlock(number: bigint): BlockLogs | undefined {
+    return this.cache.get(number);
+  }
+
   /** Numbers of the blocks in `from..to` that have a log. */
   blocksWithLogs(from: bigint, to: bigint): Promise<bigint[]> {
-    return this.numbersUnder(new Uint8Array([IndexPrefix.logs]), from, to);
+    return this.blocksWithStem(new Uint8Array([IndexPrefix.logs]), from, to);
   }
 
-  /** Numbers of the blocks in `from..to` that have a log of `address`. */
-  blocksWithAddress(address: Uint8Array, from: bigint, to: bigint): Promise<bigint[]> {
-    return this.numbersUnder(addressStem(address), from, to);
-  }
-
-  /** Numbers of the blocks in `from..to` that have a log with `topic` at `position`. */
-  blocksWithTopic(position: number, topic: Uint8Array, from: bigint, to: bigint): Promise<bigint[]> {
-    return this.numbersUnder(topicStem(position, topic), from, to);
+  /** Numbers of the blocks in `from..to` that have a log with `stem` (an address or a topic at a position). */
+  async blocksWithStem(stem: Uint8Array, from: bigint, to: bigint): Promise<bigint[]> {
+    if (from > to) return [];
+    const keys = await this.kv.keys(stemKey(stem, from), stemKey(stem, to + 1n));
+    return keys.map(numberAtEnd);
   }
 
   /** Adds blocks on top of the head: the first one's parent must be the head (any block on an empty index). */
@@ -198,9 +212,4 @@ export class IndexStore {
     return this.kv.close();
   }
 
-  private async numbersUnder(stem: Uint8Array, from: bigint, to: bigint): Promise<bigint[]> {
-    if (from > to) return [];
-    const keys = await this.kv.keys(stemKey(stem, from), stemKey(stem, to + 1n));
-    return keys.map(numberAtEnd);
-  }
 }

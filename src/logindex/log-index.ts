@@ -15,7 +15,8 @@ import type { CanonicalLogsEvent, IndexedBlock } from '../shared/actors/messages
 import type { TopicFilter } from '../shared/rpc/params.js';
 import { RpcError, RpcErrors } from '../shared/rpc/errors.js';
 import { errorMessage } from '../shared/util/errors.js';
-import type { BlockLogs, IndexHead, IndexStore } from './index-store.js';
+import { stemTextsOf, type BlockLogs, type IndexHead, type IndexStore } from './index-store.js';
+import { addressStem, topicStem } from './index-schema.js';
 import { ReadWriteLock } from './read-write-lock.js';
 
 /** What the index asks of the chain (the logindex↔chain channel). */
@@ -60,6 +61,8 @@ export interface IndexView {
 
 /** A log has at most four topics (LOG0..LOG4). */
 const MAX_TOPICS = 4;
+/** A range at most this long whose blocks are all in memory is matched there, without reading the database. */
+const IN_MEMORY_RANGE = 1024n;
 
 export class LogIndex {
   private updates: Promise<void> = Promise.resolve();
@@ -227,19 +230,44 @@ export class LogIndex {
    * constrain nothing the index can use; matching the logs themselves decides.
    */
   private async candidateBlocks(addresses: readonly Uint8Array[], topics: readonly TopicFilter[], from: bigint, to: bigint): Promise<bigint[]> {
-    const groups: (() => Promise<bigint[]>)[][] = [];
-    if (addresses.length > 0) groups.push(addresses.map((address) => () => this.store.blocksWithAddress(address, from, to)));
+    if (from > to) return [];
+    // Each group: the stems of which a matching block has at least one.
+    const groups: Uint8Array[][] = [];
+    if (addresses.length > 0) groups.push(addresses.map(addressStem));
     for (let position = 0; position < topics.length; position++) {
       const wanted = topics[position];
       if (wanted === null || wanted === undefined) continue;
       if (position >= MAX_TOPICS) return [];
-      if (wanted.length > 0) groups.push(wanted.map((topic) => () => this.store.blocksWithTopic(position, topic, from, to)));
+      if (wanted.length > 0) groups.push(wanted.map((topic) => topicStem(position, topic)));
     }
+    return this.candidatesInMemory(groups, from, to) ?? this.candidatesInStore(groups, from, to);
+  }
+
+  /** The candidates of a short range whose blocks are all in memory; undefined otherwise. */
+  private candidatesInMemory(groups: readonly Uint8Array[][], from: bigint, to: bigint): bigint[] | undefined {
+    if (to - from >= IN_MEMORY_RANGE) return undefined;
+    const blocks: BlockLogs[] = [];
+    for (let n = from; n <= to; n++) {
+      const block = this.store.cachedBlock(n);
+      if (block === undefined) return undefined;
+      blocks.push(block);
+    }
+    const wanted = groups.map((group) => group.map((stem) => bytesToHex(stem)));
+    return blocks
+      .filter((block) => {
+        if (block.logs.length === 0) return false;
+        const stems = stemTextsOf(block);
+        return wanted.every((group) => group.some((stem) => stems.has(stem)));
+      })
+      .map((block) => block.number);
+  }
+
+  private async candidatesInStore(groups: readonly Uint8Array[][], from: bigint, to: bigint): Promise<bigint[]> {
     if (groups.length === 0) return this.store.blocksWithLogs(from, to);
     let found: Set<bigint> | undefined;
     for (const group of groups) {
       const union = new Set<bigint>();
-      for (const numbers of await Promise.all(group.map((read) => read()))) {
+      for (const numbers of await Promise.all(group.map((stem) => this.store.blocksWithStem(stem, from, to)))) {
         for (const number of numbers) if (found === undefined || found.has(number)) union.add(number);
       }
       found = union;

@@ -8,7 +8,9 @@ import { FilterRegistry, type InstalledFilter } from '../shared/rpc/filter-regis
 import { formatFilterLog, toData } from '../shared/rpc/format.js';
 import { logMatches } from '../shared/rpc/log-match.js';
 import type { MethodTextHandlers } from '../shared/rpc/dispatch.js';
-import type { BlockTag, LogFilter } from '../shared/rpc/params.js';
+import type { BlockTag, LogFilter, TopicFilter } from '../shared/rpc/params.js';
+import { LruCache } from '../shared/util/lru-cache.js';
+import { bytesToHex } from '@ethereumjs/util';
 import type { IndexedBlock, LogQuery, LogRecord } from '../shared/actors/messages.js';
 import type { BlockLogs, IndexedLog } from './index-store.js';
 import type { IndexView, LogIndex } from './log-index.js';
@@ -36,13 +38,35 @@ function locationOf(block: BlockLogs, log: IndexedLog, logIndex: number): LogRec
 
 /** The eth_getLogs text of each matching log of `block`, in order. */
 function matchingTexts(block: BlockLogs, filter: Matcher): string[] {
+  return matchingLogs(block, filter).texts;
+}
+
+/** A block's matching logs as one piece of an answer: their texts, and those joined with commas. */
+interface BlockMatches {
+  texts: string[];
+  joined: string;
+}
+
+function matchingLogs(block: BlockLogs, filter: Matcher): BlockMatches {
   const found: string[] = [];
   block.logs.forEach((entry, logIndex) => {
     if (!logMatches(entry.log, filter.addresses, filter.topics)) return;
     entry.json ??= JSON.stringify(formatFilterLog(entry.log, locationOf(block, entry, logIndex)));
     found.push(entry.json);
   });
-  return found;
+  return { texts: found, joined: found.join(',') };
+}
+
+/**
+ * Each block's matches of the filters asked lately, by block hash and filter: an answer over blocks
+ * it has seen with a filter it has seen is a few pieces put together. Weighed by logs.
+ */
+const MATCHES_CACHE_LIMITS = { entries: 4096, weight: 64 * 1024 };
+
+/** What tells two filters' matches apart: their addresses and topic positions. */
+function signatureOf({ addresses, topics }: Matcher): string {
+  const position = (wanted: TopicFilter) => (wanted === null ? '*' : wanted.map(toData).join('/'));
+  return `${addresses.map(toData).join('/')}|${topics.map(position).join(',')}`;
 }
 
 /** A block from the chain (one the index does not hold) as queries read it. */
@@ -51,6 +75,18 @@ function asBlockLogs({ number, hash, timestamp, txHashes, logs }: IndexedBlock):
 }
 
 const jsonArray = (texts: readonly string[]): string => `[${texts.join(',')}]`;
+
+/** An answer of whole blocks' pieces: concatenated, not copied into one string (the channel copies it once). */
+function jsonArrayOfPieces(pieces: readonly BlockMatches[]): string {
+  let text = '[';
+  let first = true;
+  for (const { joined } of pieces) {
+    if (joined === '') continue;
+    text += first ? joined : `,${joined}`;
+    first = false;
+  }
+  return `${text}]`;
+}
 
 export function logRpcHandlers(index: LogIndex, { rpcMaxLogsRange, rpcMaxLogsCount }: LogLimits): MethodTextHandlers<'logindex'> {
   const filters = new FilterRegistry<InstalledFilter>();
@@ -61,6 +97,14 @@ export function logRpcHandlers(index: LogIndex, { rpcMaxLogsRange, rpcMaxLogsCou
     return texts;
   };
   const headOf = (view: IndexView): bigint => view.head?.number ?? -1n;
+  const matchesCache = new LruCache<string, BlockMatches>(MATCHES_CACHE_LIMITS, (matches) => Math.max(1, matches.texts.length));
+  /** `block`'s matches of a filter whose signature is `signature`, made once. */
+  const matchesOf = (block: BlockLogs, filter: Matcher, signature: string): BlockMatches => {
+    const key = `${bytesToHex(block.hash)}#${signature}`;
+    let matches = matchesCache.get(key);
+    if (matches === undefined) matchesCache.set(key, (matches = matchingLogs(block, filter)));
+    return matches;
+  };
 
   /** A range end of a log filter: `finalized`/`safe` do not exist on this chain (spec §5 rule 3). */
   const resolveRangeEnd = (view: IndexView, tag: BlockTag): bigint => {
@@ -70,21 +114,20 @@ export function logRpcHandlers(index: LogIndex, { rpcMaxLogsRange, rpcMaxLogsCou
     throw new RpcError(RpcErrors.INVALID_BLOCK_NUMBER_PARAMS);
   };
 
-  /** Each block of `from..to` that may match, with its matching logs' texts, oldest first. */
-  async function* matchesInRange(view: IndexView, filter: Matcher, from: bigint, to: bigint): AsyncGenerator<string[]> {
+  /** The matches of each block of `from..to` that may match, oldest first; refused past the count limit. */
+  const logsInRange = async (view: IndexView, filter: Matcher, from: bigint, to: bigint): Promise<BlockMatches[]> => {
+    const signature = signatureOf(filter);
+    const pieces: BlockMatches[] = [];
+    let count = 0;
     for (const number of await view.candidateBlocks(filter.addresses, filter.topics, from, to)) {
       const block = await view.blockLogs(number);
-      if (block !== undefined) yield matchingTexts(block, filter);
+      if (block === undefined) continue;
+      const matches = matchesOf(block, filter, signature);
+      pieces.push(matches);
+      count += matches.texts.length;
+      if (overCount(count)) throw new RpcError(logsCountExceeded(rpcMaxLogsCount));
     }
-  }
-
-  const logsInRange = async (view: IndexView, filter: Matcher, from: bigint, to: bigint): Promise<string[]> => {
-    const texts: string[] = [];
-    for await (const found of matchesInRange(view, filter, from, to)) {
-      append(texts, found);
-      checkCount(texts);
-    }
-    return texts;
+    return pieces;
   };
 
   /** The block a `blockHash` filter names: the index's when canonical, else whatever the chain holds. */
@@ -107,7 +150,7 @@ export function logRpcHandlers(index: LogIndex, { rpcMaxLogsRange, rpcMaxLogsCou
         if (from > to || to > head) throw new RpcError(RpcErrors.INVALID_PARAMS);
         if (rpcMaxLogsRange > 0n && to - from > rpcMaxLogsRange) throw new RpcError(RpcErrors.EXCEEDS_RPC_MAX_LOGS_RANGE);
       }
-      return jsonArray(await logsInRange(view, filter, from, to > head ? head : to));
+      return jsonArrayOfPieces(await logsInRange(view, filter, from, to > head ? head : to));
     });
 
   return {
