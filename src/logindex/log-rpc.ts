@@ -65,8 +65,8 @@ const MATCHES_CACHE_LIMITS = { entries: 4096, weight: 64 * 1024 };
 
 /** What tells two filters' matches apart: their addresses and topic positions. */
 function signatureOf({ addresses, topics }: Matcher): string {
-  const position = (wanted: TopicFilter) => (wanted === null ? '*' : wanted.map(toData).join('/'));
-  return `${addresses.map(toData).join('/')}|${topics.map(position).join(',')}`;
+  const position = (wanted: TopicFilter) => (wanted === null ? 'null' : `[${wanted.map(toData).join(',')}]`);
+  return `[${addresses.map(toData).join(',')}][${topics.map(position).join(',')}]`;
 }
 
 /** A block from the chain (one the index does not hold) as queries read it. */
