@@ -1,7 +1,7 @@
 import type { Block } from '@ethereumjs/block';
 import { RLP } from '@ethereumjs/rlp';
 import { bigIntToUnpaddedBytes, bytesToBigInt, bytesToHex, equalsBytes } from '@ethereumjs/util';
-import type { KvOp, KvStore } from './kv-store.js';
+import type { KvOp, KvStore } from '../shared/storage/kv-store.js';
 import { LruCache } from '../shared/util/lru-cache.js';
 import type { CacheLimits } from '../shared/util/lru-cache.js';
 import { decodeReceipts, encodeReceipts } from './receipt-codec.js';

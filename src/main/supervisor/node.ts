@@ -11,7 +11,7 @@ import type { ActorName } from '../../shared/actors/channel.js';
 import { controlOf } from '../../shared/actors/control.js';
 import type { ControlOf } from '../../shared/actors/control.js';
 import { portsOf } from '../../shared/actors/worker-data.js';
-import type { ActorDataOf, ChainActorData, ConsensusActorData, P2pActorData, TransportActorData, TxPoolActorData } from '../../shared/actors/worker-data.js';
+import type { ActorDataOf, ChainActorData, ConsensusActorData, LogIndexActorData, P2pActorData, TransportActorData, TxPoolActorData } from '../../shared/actors/worker-data.js';
 import { createHeadBuffer, HeadReader } from '../../shared/shared-memory/head-view.js';
 import { createMailboxCounters } from '../../shared/shared-memory/mailbox-counters.js';
 import { createP2pStatusBuffer, P2pStatusReader } from '../../shared/shared-memory/p2p-status-view.js';
@@ -41,6 +41,7 @@ const WORKER_FILES: Record<ActorName, string> = {
   txpool: 'txpool.worker.js',
   consensus: 'consensus.worker.js',
   p2p: 'p2p.worker.js',
+  logindex: 'logindex.worker.js',
   transport: 'transport.worker.js',
 };
 
@@ -97,6 +98,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
   const txpoolChain = new MessageChannel();
   const consensusChain = new MessageChannel();
   const consensusTxpool = new MessageChannel();
+  const logIndexChain = new MessageChannel();
   const p2pChain = p2pEnabled ? new MessageChannel() : undefined;
   const p2pTxpool = p2pEnabled ? new MessageChannel() : undefined;
   const consensusP2p = p2pEnabled ? new MessageChannel() : undefined;
@@ -104,6 +106,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
   const transportChain = perTransport();
   const transportTxpool = perTransport();
   const transportConsensus = perTransport();
+  const transportLogIndex = perTransport();
   const transportP2p = p2pEnabled ? perTransport() : [];
   const headView = createHeadBuffer();
   const p2pStatusView = createP2pStatusBuffer();
@@ -156,7 +159,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
     // guard still joins), then the producers, the pool, and the chain last so that it can finish the
     // block in progress and close RocksDB cleanly.
     for (const owner of portOwners()) owner.stopAccepting();
-    const order = ['transport', 'p2p', 'consensus', 'txpool', 'chain'];
+    const order = ['transport', 'logindex', 'p2p', 'consensus', 'txpool', 'chain'];
     for (const prefix of order) {
       const group = actors.filter((a) => a.name.startsWith(prefix));
       await Promise.all(
@@ -213,8 +216,6 @@ export async function runNode(options: NodeOptions): Promise<number> {
       dataPath,
       rpcGasCap: options.rpcGasCap,
       minGasPrice: options.minGasPrice,
-      rpcMaxLogsRange: BigInt(options.rpcMaxLogsRange),
-      rpcMaxLogsCount: options.rpcMaxLogsCount,
       minPriorityFee: options.minPriorityFee,
       headView,
       chain: { revertReasonEnabled: options.revertReasonEnabled, targetGasLimit: options.targetGasLimit },
@@ -222,12 +223,24 @@ export async function runNode(options: NodeOptions): Promise<number> {
         txpool: txpoolChain.port2,
         consensus: consensusChain.port2,
         ...(p2pChain ? { p2p: p2pChain.port2 } : {}),
+        logindex: logIndexChain.port2,
         transports: transportChain.map((c) => c.port2),
       },
     };
     const chain = spawn('chain', 'chain', chainData);
     const { head, genesisHash } = await chain.start();
     log.info(`Chain head #${head.number} ${toHex(head.hash)} (network ${network.name}, data path ${dataPath})`);
+
+    const logIndexData: LogIndexActorData = {
+      ...base,
+      actor: 'logindex',
+      dataPath,
+      rpcMaxLogsRange: BigInt(options.rpcMaxLogsRange),
+      rpcMaxLogsCount: options.rpcMaxLogsCount,
+      headView,
+      ports: { chain: logIndexChain.port1, transports: transportLogIndex.map((c) => c.port2) },
+    };
+    await spawn('logindex', 'logindex', logIndexData).start();
 
     const poolData: TxPoolActorData = {
       ...base,
@@ -392,6 +405,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
           chain: transportChain[i]!.port1,
           txpool: transportTxpool[i]!.port1,
           consensus: transportConsensus[i]!.port1,
+          logindex: transportLogIndex[i]!.port1,
           ...(transportP2p[i] ? { p2p: transportP2p[i]!.port1 } : {}),
         },
       };

@@ -44,17 +44,26 @@ export interface ChainActorData extends ActorDataBase {
   rpcGasCap: bigint;
   /** Floor of eth_gasPrice (`--min-gas-price`). */
   minGasPrice: bigint;
-  /** `--rpc-max-logs-range` for eth_getLogs (0 = unlimited). */
-  rpcMaxLogsRange: bigint;
-  /** `--rpc-max-logs-count`: the most logs one answer carries (0 = unlimited). */
-  rpcMaxLogsCount: number;
   /** `--min-priority-fee`, the floor of eth_maxPriorityFeePerGas. */
   minPriorityFee: bigint;
   /** Published head number/hash that transports read without a round trip. */
   headView: SharedArrayBuffer;
   /** `--revert-reason-enabled` and `--target-gas-limit`. */
   chain: ChainOptions;
-  ports: { txpool: MessagePort; consensus: MessagePort; p2p?: MessagePort; transports: MessagePort[] };
+  ports: { txpool: MessagePort; consensus: MessagePort; p2p?: MessagePort; logindex: MessagePort; transports: MessagePort[] };
+}
+
+export interface LogIndexActorData extends ActorDataBase {
+  actor: 'logindex';
+  /** The data path; the index is in its `log-index` folder (src/shared/util/data-path.ts). */
+  dataPath: string;
+  /** `--rpc-max-logs-range` for eth_getLogs (0 = unlimited). */
+  rpcMaxLogsRange: bigint;
+  /** `--rpc-max-logs-count`: the most logs one answer carries (0 = unlimited). */
+  rpcMaxLogsCount: number;
+  /** The head the chain publishes: a query waits until the index has reached it. */
+  headView: SharedArrayBuffer;
+  ports: { chain: MessagePort; transports: MessagePort[] };
 }
 
 export interface TxPoolActorData extends ActorDataBase {
@@ -212,7 +221,7 @@ export interface TransportActorData extends ActorDataBase {
   p2pStatusView?: SharedArrayBuffer;
   headView: SharedArrayBuffer;
   /** `p2p` is absent when P2P is disabled. */
-  ports: { chain: MessagePort; txpool: MessagePort; consensus: MessagePort; p2p?: MessagePort };
+  ports: { chain: MessagePort; txpool: MessagePort; consensus: MessagePort; p2p?: MessagePort; logindex: MessagePort };
 }
 
 /** The data of each actor kind. */
@@ -221,6 +230,7 @@ export interface ActorDataOf {
   txpool: TxPoolActorData;
   consensus: ConsensusActorData;
   p2p: P2pActorData;
+  logindex: LogIndexActorData;
   transport: TransportActorData;
 }
 

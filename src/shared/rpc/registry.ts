@@ -20,7 +20,7 @@ import { qbftMethods } from './methods/qbft-methods.js';
 import { subscriptionMethods } from './methods/subscription-methods.js';
 
 /** Who answers a method: an actor, or the transport itself without a hop. */
-export type Owner = 'chain' | 'txpool' | 'consensus' | 'p2p' | 'transport';
+export type Owner = 'chain' | 'txpool' | 'consensus' | 'p2p' | 'logindex' | 'transport';
 
 /** The JSON-RPC transports: each serves the registry with its own enabled API groups. */
 export type JsonRpcTransport = 'http' | 'ws' | 'ipc';
