@@ -1,13 +1,15 @@
 /**
- * The issue's chain: every fork from Frontier to BPO2 (test/helpers/all-forks-chain.ts), exported
- * as RLP, imported by `basalt blocks import` into a fresh data path, then served by a node started
- * on it. Every block must come out with the generating builder's hash and state root; the blob
+ * The issue's chain: every fork from Frontier to BPO2 (test/helpers/all-forks-chain.ts), imported
+ * into node A's data path, exported from it by `basalt blocks export` as RLP, imported by
+ * `basalt blocks import` into a fresh data path and served by node B started on it, beside node A.
+ * Every block must come out of B with A's (and the generating builder's) hash and state root; the blob
  * gas, excess blob gas and blob base fee must follow each fork's blob parameters (checked against
  * an independent computation here); the base fee must follow EIP-1559 from London; and the
  * methods of a post-merge chain must answer on it.
  */
 import test from 'ava';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { splitBlocks } from '../../src/chain/block-file.js';
 import { join } from 'node:path';
 import { bigIntToBytes, bytesToHex, hexToBytes, setLengthLeft } from '@ethereumjs/util';
 import { sha256 } from '@noble/hashes/sha2.js';
@@ -34,8 +36,13 @@ import type { NodeProcess } from '../helpers/node-process.js';
 let chain: AllForksChain;
 let dataPath: string;
 let genesisFile: string;
+/** Node A: the generated chain imported into it; the chain under test is exported from A. */
+let generating: NodeProcess;
+/** Node B: a fresh node that imported A's export; every method below is asked of it. */
 let node: NodeProcess;
 let importOutput: { code: number | null; stdout: string; stderr: string };
+let exportOutput: { code: number | null; stdout: string; stderr: string };
+let exportedFile: string;
 
 test.before(async () => {
   chain = await generateAllForksChain();
@@ -44,12 +51,27 @@ test.before(async () => {
   writeFileSync(genesisFile, chain.genesisJson);
   const blocksFile = join(dataPath, 'all-forks.blocks');
   writeFileSync(blocksFile, Buffer.concat(chain.blocks.map((b) => Buffer.from(b.serialize()))));
-  importOutput = await runCli([`--data-path=${dataPath}`, `--genesis-file=${genesisFile}`, 'blocks', 'import', `--from=${blocksFile}`, '--skip-pow-validation-enabled']);
-  if (importOutput.code === 0) node = await startNode({ genesis: genesisFile, dataPath, args: ['--rpc-http-api=ETH,NET,WEB3,DEBUG'] });
+  // Pre-merge proof-of-work blocks cannot be produced by a node: the generated chain goes into node A's data
+  // path once, and what is compared is A's own export, imported by a fresh node B.
+  const dataA = join(dataPath, 'a');
+  const dataB = join(dataPath, 'b');
+  const cli = (data: string, ...args: string[]) => runCli([`--data-path=${data}`, `--genesis-file=${genesisFile}`, 'blocks', ...args]);
+  const intoA = await cli(dataA, 'import', `--from=${blocksFile}`, '--skip-pow-validation-enabled');
+  if (intoA.code !== 0) throw new Error(`import into node A's data path failed: ${intoA.stderr}`);
+  exportedFile = join(dataPath, 'exported-from-a.blocks');
+  exportOutput = await cli(dataA, 'export', `--to=${exportedFile}`);
+  if (exportOutput.code !== 0) throw new Error(`export from node A's data path failed: ${exportOutput.stderr}`);
+  importOutput = await cli(dataB, 'import', `--from=${exportedFile}`, '--skip-pow-validation-enabled');
+  if (importOutput.code === 0) {
+    [generating, node] = await Promise.all([
+      startNode({ genesis: genesisFile, dataPath: dataA }),
+      startNode({ genesis: genesisFile, dataPath: dataB, args: ['--rpc-http-api=ETH,NET,WEB3,DEBUG'] }),
+    ]);
+  }
 });
 
 test.after.always(async () => {
-  await node?.stop();
+  await Promise.all([generating?.stop(), node?.stop()]);
   if (dataPath) removeDataPath(dataPath);
 });
 
@@ -108,15 +130,35 @@ function nextBaseFee(parent: { baseFeePerGas: bigint; gasUsed: bigint; gasLimit:
   return parent.baseFeePerGas - (parent.baseFeePerGas * (target - parent.gasUsed)) / target / 8n;
 }
 
-test.serial('blocks import takes the whole chain, past the first BPO block', (t) => {
+test.serial('node A exports the whole chain, genesis first, and a fresh node B imports it past the first BPO block', (t) => {
+  t.regex(exportOutput.stdout, new RegExp(`Exported ${LAST_BLOCK + 1n} blocks \\(#0 to #${LAST_BLOCK},`));
+  const exported = [...splitBlocks(new Uint8Array(readFileSync(exportedFile)))];
+  t.is(exported.length, Number(LAST_BLOCK) + 1);
+  t.deepEqual(exported.slice(1).map((s) => bytesToHex(s.bytes)), chain.blocks.map((b) => bytesToHex(b.serialize())), 'blocks 1.. as generated');
   t.is(importOutput.code, 0, importOutput.stderr);
   t.notRegex(importOutput.stderr + importOutput.stdout, /Missing parameter value/);
+  t.regex(importOutput.stdout, new RegExp(`${LAST_BLOCK} blocks imported, 1 skipped`));
   t.regex(importOutput.stdout, new RegExp(`Head #${LAST_BLOCK} ${bytesToHex(last().hash())}`));
 });
 
-test.serial("every block is served with the generating builder's hash and state root; each era's header fields", async (t) => {
-  for (let n = 1n; n <= LAST_BLOCK; n++) {
-    const served = await node.rpc<RpcBlock>('eth_getBlockByNumber', [hex(n), false]);
+test.serial('a running node\'s database cannot be exported: the lock is reported, nothing is written', async (t) => {
+  const file = join(dataPath, 'while-running.blocks');
+  const run = await runCli([`--data-path=${join(dataPath, 'a')}`, `--genesis-file=${genesisFile}`, 'blocks', 'export', `--to=${file}`]);
+  t.is(run.code, 1);
+  t.regex(run.stderr, /^Failed to export blocks: Data path .*\/a\/database is in use by another process/);
+  t.false(existsSync(file));
+});
+
+test.serial("every block is served by B with node A's hash and state root, the generating builder's; each era's header fields", async (t) => {
+  for (let n = 0n; n <= LAST_BLOCK; n++) {
+    const [served, fromA] = await Promise.all([
+      node.rpc<RpcBlock>('eth_getBlockByNumber', [hex(n), false]),
+      generating.rpc<RpcBlock>('eth_getBlockByNumber', [hex(n), false]),
+    ]);
+    t.is(served.hash, fromA.hash, `hash of block ${n} on A and B`);
+    t.is(served.stateRoot, fromA.stateRoot, `state root of block ${n} on A and B`);
+    t.is(served.receiptsRoot, fromA.receiptsRoot, `receipts root of block ${n} on A and B`);
+    if (n === 0n) continue;
     const generated = blockAt(n);
     t.is(served.hash, bytesToHex(generated.hash()), `hash of block ${n}`);
     t.is(served.stateRoot, bytesToHex(generated.header.stateRoot), `state root of block ${n}`);
@@ -244,6 +286,9 @@ test.serial('state and history methods on the merged chain: eth_getProof, eth_ge
   t.is(config.current.chainId, hex(CHAIN_ID));
   t.is(config.next, null);
   t.is(await node.rpc('eth_syncing'), false);
+  // Not Besu methods (not in its method inventory, spec rpc-auth-cli.md §3): the unknown-method answer.
+  t.deepEqual(await node.rpcError('eth_getHeaderByNumber', ['latest']), { code: -32601, message: 'Method not found' });
+  t.deepEqual(await node.rpcError('eth_getHeaderByHash', [head.hash]), { code: -32601, message: 'Method not found' });
   // No consensus client has told this node of a safe or finalized block (Besu answers the same).
   for (const tag of ['safe', 'finalized']) {
     t.deepEqual(await node.rpcError('eth_getBlockByNumber', [tag, false]), { code: -39001, message: 'Unknown block' }, tag);
