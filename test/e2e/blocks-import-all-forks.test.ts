@@ -32,6 +32,8 @@ import {
 import type { AllForksChain } from '../helpers/all-forks-chain.js';
 import { removeDataPath, runCli, startNode, tempDataPath } from '../helpers/node-process.js';
 import type { NodeProcess } from '../helpers/node-process.js';
+import { GAS_PER_BLOB, blobBaseFee as blobBaseFeeIn, blobParamsOf, nextExcessBlobGas as nextExcessIn } from '../helpers/blob-fees.js';
+import type { BlobParams, BlobParent } from '../helpers/blob-fees.js';
 
 let chain: AllForksChain;
 let dataPath: string;
@@ -82,41 +84,20 @@ const blockAt = (n: bigint) => chain.blocks[Number(n) - 1]!;
 type RpcBlock = Record<string, string> & { transactions: (string | Record<string, unknown>)[]; withdrawals?: Record<string, string>[] };
 
 /** The blob parameters of the fork a timestamp falls in (the genesis' schedule; BPO2 keeps BPO1's). */
-function blobParams(timestamp: bigint): { target: bigint; max: bigint; fraction: bigint } {
+function blobParams(timestamp: bigint): BlobParams {
   const entry =
     timestamp >= BigInt(TIME_FORKS.bpo1Time) ? BLOB_SCHEDULE.bpo1
     : timestamp >= BigInt(TIME_FORKS.osakaTime) ? BLOB_SCHEDULE.osaka
     : timestamp >= BigInt(TIME_FORKS.pragueTime) ? BLOB_SCHEDULE.prague
     : BLOB_SCHEDULE.cancun;
-  return { target: BigInt(entry.target), max: BigInt(entry.max), fraction: BigInt(entry.baseFeeUpdateFraction) };
+  return blobParamsOf(entry);
 }
 
-const GAS_PER_BLOB = 131072n;
-
-/** EIP-4844's fake_exponential(factor, numerator, denominator). */
-function fakeExponential(factor: bigint, numerator: bigint, denominator: bigint): bigint {
-  let i = 1n;
-  let output = 0n;
-  let accumulator = factor * denominator;
-  while (accumulator > 0n) {
-    output += accumulator;
-    accumulator = (accumulator * numerator) / (denominator * i);
-    i++;
-  }
-  return output / denominator;
-}
-
-const blobBaseFee = (excess: bigint, timestamp: bigint) => fakeExponential(1n, excess, blobParams(timestamp).fraction);
+const blobBaseFee = (excess: bigint, timestamp: bigint) => blobBaseFeeIn(excess, blobParams(timestamp));
 
 /** EIP-4844's excess blob gas, with EIP-7918's reserve price from Osaka, all in the child's blob parameters. */
-function nextExcessBlobGas(parent: { excessBlobGas: bigint; blobGasUsed: bigint; baseFeePerGas: bigint }, childTimestamp: bigint): bigint {
-  const { target, max } = blobParams(childTimestamp);
-  const targetGas = target * GAS_PER_BLOB;
-  if (parent.excessBlobGas + parent.blobGasUsed < targetGas) return 0n;
-  if (childTimestamp >= BigInt(TIME_FORKS.osakaTime) && 8192n * parent.baseFeePerGas > GAS_PER_BLOB * blobBaseFee(parent.excessBlobGas, childTimestamp)) {
-    return parent.excessBlobGas + (parent.blobGasUsed * (max - target)) / max;
-  }
-  return parent.excessBlobGas + parent.blobGasUsed - targetGas;
+function nextExcessBlobGas(parent: BlobParent, childTimestamp: bigint): bigint {
+  return nextExcessIn(parent, blobParams(childTimestamp), childTimestamp >= BigInt(TIME_FORKS.osakaTime));
 }
 
 /** EIP-1559's next base fee. */
