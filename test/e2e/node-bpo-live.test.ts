@@ -117,7 +117,9 @@ function headIn(era: Exclude<Era, 'cancun'>, timeoutMs: number): Promise<RpcBloc
   return waitFor(`a block of ${era} (from ${forkTimes[era]})`, latest, (b) => BigInt(b.timestamp) >= forkTimes[era], timeoutMs, 250);
 }
 
-test.before(async () => {
+test.before(async (t) => {
+  // Loading KZG here and computing the blob's 128 cell proofs take minutes on a loaded machine.
+  t.timeout(300_000);
   kzg = await loadKZG();
   const data = getBlobs('blobs across the BPO forks')[0]!;
   const commitment = kzg.blobToKZGCommitment(data) as `0x${string}`;
