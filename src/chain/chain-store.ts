@@ -79,6 +79,12 @@ export class ChainStore {
     return block;
   }
 
+  /** The canonical block `blockNumber` as stored: the RLP it was imported or built with, not decoded. */
+  async getCanonicalBlockRlp(blockNumber: bigint): Promise<Uint8Array | undefined> {
+    const hash = await this.getCanonicalHash(blockNumber);
+    return hash ? this.kv.get(prefixed(Prefix.block, hash)) : undefined;
+  }
+
   async getBlockByNumber(blockNumber: bigint): Promise<Block | undefined> {
     const hash = await this.getCanonicalHash(blockNumber);
     return hash ? this.getBlock(hash) : undefined;
