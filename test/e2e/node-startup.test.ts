@@ -5,7 +5,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import test from 'ava';
-import rocksdbModule from 'rocksdb';
+import type rocksdbModule from 'rocksdb';
+import { loadRocksdb } from '../../src/chain/rocksdb-binding.js';
 import { metaKey, MetaKey, SCHEMA_VERSION } from '../../src/chain/storage-schema.js';
 import { databasePath } from '../../src/shared/util/data-path.js';
 import { removeDataPath, runCli, startNode, tempDataPath } from '../helpers/node-process.js';
@@ -108,8 +109,8 @@ test('a busy JSON-RPC port, a data path in use and a data path of another chain 
 // The database's schema version, checked on open
 // ---------------------------------------------------------------------------------------------
 
-/** rocksdb is CommonJS: the default import is the factory itself, whatever its typings say. */
-const rocksdb = rocksdbModule as unknown as typeof rocksdbModule.default;
+/** Loaded as the node loads it (see rocksdb-binding.ts); typed by its own typings. */
+const rocksdb = (await loadRocksdb()) as unknown as typeof rocksdbModule.default;
 type Database = ReturnType<typeof rocksdb>;
 
 /** The database at `path` opened directly (the node must not be running): runs `use`, then closes it. */
