@@ -59,6 +59,7 @@ function prepareLocalBindingCopy(): void {
 const SHT_DYNSYM = 11;
 const SHN_UNDEF = 0;
 const STB_LOCAL = 0;
+const STB_GNU_UNIQUE = 10;
 const STV_HIDDEN = 2;
 const ELF_SYMBOL_SIZE = 24;
 
@@ -90,13 +91,16 @@ export function* dynamicSymbols(elf: Buffer): Generator<DynamicSymbol> {
 /**
  * Makes every symbol an ELF shared object defines bind to its own definition: binding LOCAL (eager
  * relocations then skip the lookup) and visibility HIDDEN (lazy PLT resolution then does too). Symbols
- * it only uses stay as they are. Edits `elf` in place; returns how many symbols it changed (0 the
+ * it only uses stay as they are, and so do its GNU_UNIQUE ones (function-local statics of inline
+ * code): glibc never unloads an object whose unique symbols it bound, and this one must stay loaded,
+ * since the threads RocksDB ran on call its thread-local destructors when they exit, after a worker
+ * thread that loaded it has ended. Edits `elf` in place; returns how many symbols it changed (0 the
  * second time).
  */
 export function bindSymbolsLocally(elf: Buffer): number {
   let changed = 0;
   for (const symbol of dynamicSymbols(elf)) {
-    if (!symbol.defined || (symbol.binding === STB_LOCAL && symbol.visibility === STV_HIDDEN)) continue;
+    if (!symbol.defined || symbol.binding === STB_GNU_UNIQUE || (symbol.binding === STB_LOCAL && symbol.visibility === STV_HIDDEN)) continue;
     elf[symbol.offset + 4] = (STB_LOCAL << 4) | (elf[symbol.offset + 4]! & 0xf);
     elf[symbol.offset + 5] = (elf[symbol.offset + 5]! & ~3) | STV_HIDDEN;
     changed++;
