@@ -109,12 +109,12 @@ test('a busy JSON-RPC port, a data path in use and a data path of another chain 
 // The database's schema version, checked on open
 // ---------------------------------------------------------------------------------------------
 
-/** Loaded as the node loads it (see rocksdb-binding.ts); typed by its own typings. */
-const rocksdb = (await loadRocksdb()) as unknown as typeof rocksdbModule.default;
-type Database = ReturnType<typeof rocksdb>;
+type Database = ReturnType<typeof rocksdbModule.default>;
 
 /** The database at `path` opened directly (the node must not be running): runs `use`, then closes it. */
 async function withDatabase<T>(path: string, use: (db: Database) => Promise<T>): Promise<T> {
+  // Loaded as the node loads it (src/chain/rocksdb-binding.ts); typed by its own typings.
+  const rocksdb = (await loadRocksdb()) as unknown as typeof rocksdbModule.default;
   const db = rocksdb(path);
   await new Promise<void>((resolve, reject) => db.open({ createIfMissing: false }, (err) => (err ? reject(err) : resolve())));
   try {
