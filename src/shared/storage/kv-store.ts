@@ -1,21 +1,4 @@
-import rocksdbModule from 'rocksdb';
-
-/** rocksdb is CommonJS whose typings claim a default export; the factory is the module itself. */
-type RocksFactory = (location: string) => RocksHandle;
-interface RocksHandle {
-  open(options: { createIfMissing: boolean }, cb: (err: Error | undefined) => void): void;
-  close(cb: (err: Error | undefined) => void): void;
-  get(key: Uint8Array, options: { asBuffer: true; fillCache?: boolean }, cb: (err: Error | undefined, value: Buffer) => void): void;
-  batch(ops: RocksOp[], options: { sync?: boolean }, cb: (err: Error | undefined) => void): void;
-  iterator(options: { gte: Buffer; lt: Buffer; keys: true; values: false; keyAsBuffer: true }): RocksIterator;
-}
-interface RocksIterator {
-  next(cb: (err: Error | undefined, key?: Buffer) => void): void;
-  end(cb: (err: Error | undefined) => void): void;
-}
-type RocksOp = { type: 'put'; key: Uint8Array; value: Uint8Array } | { type: 'del'; key: Uint8Array };
-
-const openRocks = rocksdbModule as unknown as RocksFactory;
+import { loadRocksdb, type RocksHandle, type RocksOp } from './rocksdb-binding.js';
 
 export type KvOp = RocksOp;
 
@@ -42,7 +25,7 @@ export class KvStore {
   private constructor(private readonly db: RocksHandle) {}
 
   static async open(location: string): Promise<KvStore> {
-    const db = openRocks(location);
+    const db = (await loadRocksdb())(location);
     await new Promise<void>((resolve, reject) =>
       db.open({ createIfMissing: true }, (err) => (err ? reject(describeOpenError(err, location)) : resolve())),
     );
