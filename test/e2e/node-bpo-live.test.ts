@@ -6,6 +6,10 @@
  * at the era's first block; the block that takes them must hold exactly the era's maximum. eth_config is asked in each era, and at the end every block's excess
  * blob gas, eth_feeHistory's blob base fees and ratios, and eth_blobBaseFee are checked against an
  * independent computation with the blob parameters of each block's timestamp.
+ *
+ * Not in `npm test`: its fork times are fixed in the genesis before the node starts, so it lasts over
+ * three minutes however fast the machine is, and on a machine too loaded to verify an era's blobs
+ * within that era it fails. `npm run test:e2e:slow` runs it.
  */
 import test from 'ava';
 import { writeFileSync } from 'node:fs';
