@@ -1,0 +1,15 @@
+/**
+ * How large each worker thread's V8 young generation may grow. Every actor thread and every piscina
+ * thread is its own isolate, and V8 sizes the young generation per isolate for a process that is one
+ * big heap: up to 48 MB (two 16 MB semi-spaces and the new large-object space), which a busy thread
+ * reaches within a minute of load and keeps. Times the node's ten or so threads, that was the largest
+ * part of its RSS under load that held no live data.
+ *
+ * 12 MB is two 4 MB semi-spaces: a scavenge costs what survives it, not the space's size, so smaller
+ * semi-spaces mean more scavenges of the same cost each, and under `bench/soak.ts` and
+ * `bench/tx-throughput.ts` throughput did not move beyond run-to-run noise (README "Memory").
+ */
+export const WORKER_YOUNG_GENERATION_MB = 12;
+
+/** The `resourceLimits` of every worker thread the node starts: actors (supervisor) and piscina pools (TaskPool). */
+export const WORKER_RESOURCE_LIMITS = { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB } as const;
