@@ -18,7 +18,7 @@ import { createP2pStatusBuffer, P2pStatusReader } from '../../shared/shared-memo
 import { createTransportCounters } from '../../shared/shared-memory/transport-counters.js';
 import { errorMessage } from '../../shared/util/errors.js';
 import { Logger, setLogLevel } from '../../shared/util/log.js';
-import { WORKER_RESOURCE_LIMITS } from '../../shared/util/memory-limits.js';
+import { actorResourceLimits } from '../../shared/util/memory-limits.js';
 import type { ThreadMemory } from '../../shared/util/thread-memory.js';
 import type { LogLevel } from '../../shared/util/log.js';
 import { startConnectionGuard, type ConnectionGuard } from './http-connection-guard.js';
@@ -132,7 +132,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
     const worker = new Worker(new URL(`../../../workers/${WORKER_FILES[actor]}`, import.meta.url), {
       workerData,
       transferList: portsOf(data),
-      resourceLimits: WORKER_RESOURCE_LIMITS,
+      resourceLimits: actorResourceLimits(actor),
     });
     const control = controlOf(actor, worker);
     if (mailboxCounters !== undefined) metricsThreads.push(metricsThread(actor, name, mailboxCounters, control));

@@ -1,3 +1,6 @@
+import type { ResourceLimits } from 'node:worker_threads';
+import type { ActorName } from '../actors/channel.js';
+
 /**
  * How large each worker thread's V8 young generation may grow. Every actor thread and every piscina
  * thread is its own isolate, and V8 sizes the young generation per isolate for a process that is one
@@ -7,9 +10,18 @@
  *
  * 12 MB is two 4 MB semi-spaces: a scavenge costs what survives it, not the space's size, so smaller
  * semi-spaces mean more scavenges of the same cost each, and under `bench/soak.ts` and
- * `bench/tx-throughput.ts` throughput did not move beyond run-to-run noise (README "Memory").
+ * `bench/tx-throughput.ts` the pool and transports kept their pace (README "Memory").
  */
 export const WORKER_YOUNG_GENERATION_MB = 12;
 
-/** The `resourceLimits` of every worker thread the node starts: actors (supervisor) and piscina pools (TaskPool). */
+/** The `resourceLimits` of the worker threads the node starts: actors but the chain, and piscina pools (TaskPool). */
 export const WORKER_RESOURCE_LIMITS = { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB } as const;
+
+/**
+ * The chain keeps V8's default: it builds and executes blocks of thousands of transactions, whose
+ * objects outlive 4 MB semi-spaces and were promoted to be marked and compacted; with 12 MB it included
+ * fewer transfers per second under `bench/tx-throughput.ts` (830–1,000 against 1,540–1,670 in paired runs).
+ */
+export function actorResourceLimits(actor: ActorName): ResourceLimits {
+  return actor === 'chain' ? {} : WORKER_RESOURCE_LIMITS;
+}
