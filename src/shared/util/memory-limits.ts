@@ -9,8 +9,9 @@ import type { ActorName } from '../actors/channel.js';
  * part of its RSS under load that held no live data.
  *
  * 12 MB is two 4 MB semi-spaces: a scavenge costs what survives it, not the space's size, so smaller
- * semi-spaces mean more scavenges of the same cost each, and under `bench/soak.ts` and
- * `bench/tx-throughput.ts` the pool and transports kept their pace (README "Memory").
+ * semi-spaces mean more scavenges of the same cost each. `bench/soak.ts` (300 transfers/s) kept its
+ * rate; at saturation (`bench/tx-throughput.ts`) paired runs on a loaded 2-core VM included 1,180–1,250
+ * transfers/s against 1,250–1,670 with V8's default: not settled, see README "Memory".
  */
 export const WORKER_YOUNG_GENERATION_MB = 12;
 
