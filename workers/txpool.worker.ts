@@ -17,7 +17,10 @@ const data = actorData('txpool');
 setLogLevel(data.logLevel);
 const log = new Logger('TxPool');
 
+// No thread while no transaction comes (piscina would keep half the CPUs' worth): the first transaction
+// starts one (a few ms), and threads retire after a minute without work.
 const decoders = new TaskPool<typeof decodeTransaction>(new URL('./tasks/transaction-decode.task.js', import.meta.url), {
+  minThreads: 0,
   maxThreads: Math.max(1, availableParallelism()),
   idleTimeout: 60_000,
 });

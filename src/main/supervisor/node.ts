@@ -18,6 +18,7 @@ import { createP2pStatusBuffer, P2pStatusReader } from '../../shared/shared-memo
 import { createTransportCounters } from '../../shared/shared-memory/transport-counters.js';
 import { errorMessage } from '../../shared/util/errors.js';
 import { Logger, setLogLevel } from '../../shared/util/log.js';
+import { actorResourceLimits } from '../../shared/util/memory-limits.js';
 import type { ThreadMemory } from '../../shared/util/thread-memory.js';
 import type { LogLevel } from '../../shared/util/log.js';
 import { startConnectionGuard, type ConnectionGuard } from './http-connection-guard.js';
@@ -131,7 +132,11 @@ export async function runNode(options: NodeOptions): Promise<number> {
     const mailboxCounters = mainEventLoop === undefined ? undefined : createMailboxCounters();
     const workerData: ActorDataOf[A] = mailboxCounters === undefined ? data : { ...data, metrics: { mailboxCounters } };
     // Every port named in the actor's data moves to its thread.
-    const worker = new Worker(new URL(`../../../workers/${WORKER_FILES[actor]}`, import.meta.url), { workerData, transferList: portsOf(data) });
+    const worker = new Worker(new URL(`../../../workers/${WORKER_FILES[actor]}`, import.meta.url), {
+      workerData,
+      transferList: portsOf(data),
+      resourceLimits: actorResourceLimits(actor),
+    });
     const control = controlOf(actor, worker);
     if (mailboxCounters !== undefined) metricsThreads.push(metricsThread(actor, name, mailboxCounters, control));
     worker.on('error', (err) => {

@@ -4,6 +4,7 @@
  * Only the task's type is imported where the pool is made; its code loads in the pool's threads.
  */
 import { Piscina } from 'piscina';
+import { WORKER_RESOURCE_LIMITS } from './memory-limits.js';
 
 export type Task = (input: never) => unknown;
 
@@ -13,7 +14,7 @@ export class TaskPool<F extends Task> {
   private readonly pool: Piscina;
 
   constructor(entry: URL, options: Omit<PiscinaOptions, 'filename'> = {}) {
-    this.pool = new Piscina({ ...options, filename: entry.href });
+    this.pool = new Piscina({ resourceLimits: WORKER_RESOURCE_LIMITS, ...options, filename: entry.href });
   }
 
   run(input: Parameters<F>[0]): Promise<Awaited<ReturnType<F>>> {

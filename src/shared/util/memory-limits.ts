@@ -1,0 +1,28 @@
+import type { ResourceLimits } from 'node:worker_threads';
+import type { ActorName } from '../actors/channel.js';
+
+/**
+ * How large each worker thread's V8 young generation may grow. Every actor thread and every piscina
+ * thread is its own isolate, and V8 sizes the young generation per isolate for a process that is one
+ * big heap: up to 48 MB (two 16 MB semi-spaces and the new large-object space), which a busy thread
+ * reaches within a minute of load and keeps. Times the node's ten or so threads, that was the largest
+ * part of its RSS under load that held no live data.
+ *
+ * 12 MB is two 4 MB semi-spaces: a scavenge costs what survives it, not the space's size, so smaller
+ * semi-spaces mean more scavenges of the same cost each. `bench/soak.ts` (300 transfers/s) kept its
+ * rate; at saturation (`bench/tx-throughput.ts`) paired runs on a loaded 2-core VM included 1,180–1,250
+ * transfers/s against 1,250–1,670 with V8's default: not settled, see README "Memory".
+ */
+export const WORKER_YOUNG_GENERATION_MB = 12;
+
+/** The `resourceLimits` of the worker threads the node starts: actors but the chain, and piscina pools (TaskPool). */
+export const WORKER_RESOURCE_LIMITS = { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB } as const;
+
+/**
+ * The chain keeps V8's default: it builds and executes blocks of thousands of transactions, whose
+ * objects outlive 4 MB semi-spaces and were promoted to be marked and compacted; with 12 MB it included
+ * fewer transfers per second under `bench/tx-throughput.ts` (830–1,000 against 1,540–1,670 in paired runs).
+ */
+export function actorResourceLimits(actor: ActorName): ResourceLimits {
+  return actor === 'chain' ? {} : WORKER_RESOURCE_LIMITS;
+}
