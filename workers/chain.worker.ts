@@ -10,7 +10,7 @@ import { actorData } from '../src/shared/actors/worker-data.js';
 import { Chain } from '../src/chain/chain.js';
 import { prepareDatabaseLocation } from '../src/chain/database-location.js';
 import { ChainActor } from '../src/chain/chain-actor.js';
-import { chainSpecFromGenesis } from '../src/chain/network-spec.js';
+import { chainSpecFromGenesis } from '../src/shared/execution/network-spec.js';
 import { parseGenesisJson } from '../src/shared/ethereum/genesis.js';
 import { HeadWriter } from '../src/shared/shared-memory/head-view.js';
 import { Logger, setLogLevel } from '../src/shared/util/log.js';

@@ -14,7 +14,7 @@ import type { AccountRead, AccountState, BlockRecord, LogRecord, TransactionReco
 import { RpcError, RpcErrors } from '../../shared/rpc/errors.js';
 import type { ChainRpcContext } from './chain-rpc.js';
 import { matchingLogs } from './log-handlers.js';
-import { CallSimulator } from './simulation.js';
+import { CallSimulator } from '../../shared/execution/simulation.js';
 
 export type BulkReads = Omit<ChannelHandlers<TransportChain, 'chain'>, 'rpc' | 'subscriptionInterest'>;
 

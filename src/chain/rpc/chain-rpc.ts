@@ -18,7 +18,7 @@ import { blockHandlers } from './block-handlers.js';
 import { feeHandlers } from './fee-handlers.js';
 import { logHandlers } from './log-handlers.js';
 import { debugHandlers } from './debug-handlers.js';
-import { CallSimulator, TX_GAS_LIMIT_CAP } from './simulation.js';
+import { CallSimulator, TX_GAS_LIMIT_CAP } from '../../shared/execution/simulation.js';
 import { bulkReads, type BulkReads } from './bulk-reads.js';
 
 export interface ChainRpcOptions {

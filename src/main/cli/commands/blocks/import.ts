@@ -139,7 +139,7 @@ async function importFiles(args: BlocksImportArgs, options: NodeOptions, output:
   // Loaded here so that parameter errors never load RocksDB or the EVM.
   const [{ resolveNetwork }, { chainSpecFromGenesis }, { Chain }, { prepareDatabaseLocation }, { parseGenesisJson }, importer, blockFile, { TaskPool }] = await Promise.all([
     import('../../../supervisor/network.js'),
-    import('../../../../chain/network-spec.js'),
+    import('../../../../shared/execution/network-spec.js'),
     import('../../../../chain/chain.js'),
     import('../../../../chain/database-location.js'),
     import('../../../../shared/ethereum/genesis.js'),
