@@ -5,7 +5,7 @@
  */
 import { exposeControl } from '../src/shared/actors/control.js';
 import { openChannel } from '../src/shared/actors/channel.js';
-import { CONSENSUS_CHAIN, P2P_CHAIN, TRANSPORT_CHAIN, TXPOOL_CHAIN } from '../src/shared/actors/channels.js';
+import { CONSENSUS_CHAIN, P2P_CHAIN, READER_CHAIN, TRANSPORT_CHAIN, TXPOOL_CHAIN } from '../src/shared/actors/channels.js';
 import { actorData } from '../src/shared/actors/worker-data.js';
 import { Chain } from '../src/chain/chain.js';
 import { prepareDatabaseLocation } from '../src/chain/database-location.js';
@@ -49,6 +49,7 @@ exposeControl('chain', {
     consensus.serve(actor.consensus);
     p2p?.serve(actor.p2p);
     transports.forEach((channel, index) => channel.serve(actor.transportHandlers(index)));
+    for (const port of data.ports.readers) openChannel(READER_CHAIN, 'chain', port).serve(actor.reader);
     const head = actor.head();
     headView.publish(head.number, head.hash);
     const genesisHash = await opened.store.getCanonicalHash(0n);

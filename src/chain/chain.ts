@@ -128,6 +128,14 @@ export class Chain {
     }
   }
 
+  /**
+   * A state database value (trie node or code) by its hex key, for a state reader thread. Keys are the
+   * values' hashes: any value found is the one every root that reaches the key means.
+   */
+  async stateValue(key: string): Promise<Uint8Array | undefined> {
+    return this.stateDb.get(key);
+  }
+
   getHead(): HeadInfo {
     return this.head;
   }

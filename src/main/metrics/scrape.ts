@@ -22,6 +22,7 @@ const ACTOR_FIGURES: { [A in ActorName]: (metrics: ActorMetrics[A]) => ActorFigu
   consensus: (qbft) => ({ qbft }),
   p2p: () => ({}),
   transport: ({ rpc }) => ({ rpc }),
+  reader: () => ({}),
 };
 
 /** An actor thread as a scrape sees it. */

@@ -20,6 +20,15 @@ import type { TraceOptions } from '../rpc/methods/param-shapes.js';
 /** EIP-7825's cap on a transaction's gas limit (2^24), from Osaka on. */
 export const TX_GAS_LIMIT_CAP = 16_777_216n;
 
+/**
+ * The gas a simulation on `block` may use: `--rpc-gas-cap` (0: none), but never above the block gas
+ * limit, nor (from Osaka) above EIP-7825's transaction gas limit cap.
+ */
+export function simulationGasCap(block: Block, rpcGasCap: bigint): bigint {
+  const blockCap = rpcGasCap > 0n && rpcGasCap < block.header.gasLimit ? rpcGasCap : block.header.gasLimit;
+  return block.header.common.isActivatedEIP(7825) && blockCap > TX_GAS_LIMIT_CAP ? TX_GAS_LIMIT_CAP : blockCap;
+}
+
 /** Besu's `--estimate-gas-tolerance-ratio`: the binary search stops within this fraction. */
 const ESTIMATE_TOLERANCE = 0.015;
 /** Gas a value-carrying CALL hands its callee for free (EIP-150's stipend). */

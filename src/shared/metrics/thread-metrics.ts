@@ -41,6 +41,8 @@ export interface ActorMetrics {
   /** The peer count is in shared memory already (p2p-status-view.ts). */
   p2p: null;
   transport: { rpc: MethodTimings[] };
+  /** A state reader's calls are timed by the transport that sent them. */
+  reader: null;
 }
 
 export interface ThreadMetrics<Actor extends keyof ActorMetrics> {
