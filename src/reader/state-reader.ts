@@ -20,7 +20,7 @@
  */
 import type { Block } from '@ethereumjs/block';
 import type { BatchDBOp } from '@ethereumjs/util';
-import { bytesToHex, equalsBytes } from '@ethereumjs/util';
+import { KECCAK256_RLP, bytesToHex, bytesToUnprefixedHex, equalsBytes } from '@ethereumjs/util';
 import type { MethodHandlers } from '../shared/rpc/registry.js';
 import type { BlockRef, BlockTag } from '../shared/rpc/params.js';
 import type { ChainSpec } from '../shared/execution/chain-spec.js';
@@ -55,6 +55,8 @@ const STATE_CACHE_LIMITS = { entries: 100_000, weight: 16 * 1024 * 1024 };
 /** Blocks (headers with empty bodies) kept by hash: calls come in runs on the head and recent blocks. */
 const BLOCK_CACHE_LIMITS = { entries: 64, weight: 64 };
 
+const EMPTY_TRIE_ROOT = bytesToUnprefixedHex(KECCAK256_RLP);
+
 /**
  * The state database as a reader sees it: values it read before, else the chain's. What a simulation
  * on the trie-backed state writes (nodes of simulated roots) is kept the same way: content-addressed
@@ -66,6 +68,8 @@ export class ChainStateStore implements StateStore {
   constructor(private readonly chain: Pick<ChainReads, 'stateValues'>) {}
 
   async get(key: string): Promise<Uint8Array | undefined> {
+    // The empty trie's root is never stored: every account without storage leads to it.
+    if (key === EMPTY_TRIE_ROOT) return undefined;
     const kept = this.values.get(key);
     if (kept !== undefined) return kept;
     const [value] = await this.chain.stateValues([key]);
