@@ -1,7 +1,8 @@
 /**
  * Chain actor thread: the one owner of RocksDB. Opens the chain, serves each channel what its edge
  * declares (src/chain/chain-actor.ts), publishes the head for the transports, and pushes every new
- * head to the pool, consensus and p2p, and the new canonical blocks to the transports that subscribe.
+ * head to the pool, consensus and p2p, and the new canonical blocks to the transports that subscribe;
+ * serves the state reader threads the state values and blocks they ask for.
  */
 import { exposeControl } from '../src/shared/actors/control.js';
 import { openChannel } from '../src/shared/actors/channel.js';

@@ -5,7 +5,7 @@
 import { createMerkleProof } from '@ethereumjs/mpt';
 import type { MerkleStateManager } from '@ethereumjs/statemanager';
 import type { VM } from '@ethereumjs/vm';
-import { Address, bigIntToBytes, bigIntToHex, bytesToBigInt, bytesToHex, equalsBytes, setLengthLeft } from '@ethereumjs/util';
+import { Address, bigIntToHex, bytesToBigInt, equalsBytes } from '@ethereumjs/util';
 import { RpcError, RpcErrors } from '../../shared/rpc/errors.js';
 import { toData, toQuantity } from '../../shared/rpc/format.js';
 import type { stateMethods } from '../../shared/rpc/methods/state-methods.js';
