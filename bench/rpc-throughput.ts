@@ -24,6 +24,7 @@ import { jsonPostRequest, rpcBody, RpcClient, runClosedLoop } from './lib/http-c
 import { CpuMeter } from './lib/proc.js';
 import { deployStoreAndLog } from './lib/contracts.js';
 import { LatencyRecorder, summarizeLatencies } from './lib/stats.js';
+import { accountFromKey, signingCommon, signTx } from './lib/signing.js';
 import { runWrk, wrkPath } from './lib/wrk.js';
 
 const HOST = '127.0.0.1';
@@ -45,6 +46,7 @@ const flags = parseFlags('dist/bench/rpc-throughput.js', {
   'reader-threads': { default: '', description: 'comma-separated --Xstate-reader-threads values to measure (default: the node\'s own)' },
   'compare-build': { default: '', description: 'another checkout (its bin/run.js and dist/) measured beside this build, without reader flags' },
   rounds: { default: 1, min: 1, description: 'how many times each target is measured, in turn' },
+  'transfers-per-second': { default: 0, min: 0, description: 'pre-signed transfers sent during each run, so that blocks are built meanwhile' },
   'max-seconds': { default: 300, min: 10, description: 'ceiling on the whole run' },
 });
 
@@ -116,6 +118,8 @@ async function main(): Promise<void> {
       `--rpc-http-workers=${workers}`,
       ...(readers === undefined ? [] : [`--Xstate-reader-threads=${readers}`]),
       ...(metrics ? ['--metrics-enabled', '--metrics-port=0'] : []),
+      // One sender's transfers queue up between 1-second blocks.
+      ...(flags['transfers-per-second'] > 0 ? ['--tx-pool-max-future-by-sender=100000'] : []),
     ];
     log(`starting a dev node (${build.name}) with ${args.join(' ')}`);
     const bench = await startBenchNode({ args, cpuProfileDir: flags['cpu-prof-dir'] || undefined, ...(build.bin ? { bin: build.bin } : {}) });
@@ -127,10 +131,14 @@ async function main(): Promise<void> {
         ['eth_getBalance', [DEV_ACCOUNTS[0].address, 'latest']],
         ['eth_call', [{ to: contract, data: '0x' }, 'latest']],
       ];
+      const transfers = flags['transfers-per-second'] > 0 ? await transferLoad(bench.port) : undefined;
       for (const [method, params] of calls.filter(([m]) => methods.includes(m))) {
         await checkAnswer(bench.port, method, params);
+        const sending = transfers?.send((flags.warmup + flags.seconds) * 1000);
         results.push(await measure(bench.port, rpcBody(method, params), target, method, bench.pid));
+        const sent = await sending;
         report(results[results.length - 1]!);
+        if (sent !== undefined) log(`  beside it ${sent} transfers sent, head now #${BigInt(await new RpcClient(HOST, bench.port).call<string>('eth_blockNumber'))}`);
       }
     } finally {
       scraper?.stop();
@@ -159,6 +167,37 @@ async function main(): Promise<void> {
     if (baseline) console.log(`eth_blockNumber on ${r.target} / bare uWS = ${fixed(r.requestsPerSecond / baseline.requestsPerSecond, 3)}`);
   }
   console.log('(CPU figures are % of one core; the machine has 2 cores shared by the generator and the server)');
+}
+
+/**
+ * Transfers of 1 wei from a dev account (not the one eth_getBalance reads), signed ahead of each run and
+ * sent at `--transfers-per-second` over one connection while the run lasts: blocks are built and
+ * imported on the chain thread meanwhile. Resolves with how many were sent.
+ */
+async function transferLoad(port: number): Promise<{ send(durationMs: number): Promise<number> }> {
+  const client = new RpcClient(HOST, port);
+  const from = accountFromKey(DEV_ACCOUNTS[2].privateKey);
+  const common = signingCommon(1337);
+  let nonce = BigInt(await client.call<string>('eth_getTransactionCount', [from.address, 'pending']));
+  const to = DEV_ACCOUNTS[1].address;
+  return {
+    async send(durationMs) {
+      const rate = flags['transfers-per-second'];
+      const raws = Array.from({ length: Math.ceil((rate * durationMs) / 1000) }, () =>
+        signTx(common, from, { nonce: nonce++, to, value: 1n, gasLimit: 21_000n, maxFeePerGas: 100_000_000_000n, maxPriorityFeePerGas: 1_000_000_000n }).raw,
+      );
+      const started = Date.now();
+      let sent = 0;
+      while (sent < raws.length && Date.now() - started < durationMs) {
+        const due = Math.min(raws.length, Math.floor(((Date.now() - started) * rate) / 1000) + 1);
+        while (sent < due) await client.call('eth_sendRawTransaction', [raws[sent++]]);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      // Nonces not sent are signed again next run from the pool's count.
+      nonce = BigInt(await client.call<string>('eth_getTransactionCount', [from.address, 'pending']));
+      return sent;
+    },
+  };
 }
 
 /** Each target and method measured more than once: the median, the spread, and the ratio to the first target's median. */
