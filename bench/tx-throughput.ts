@@ -33,6 +33,7 @@ const flags = parseFlags('dist/bench/tx-throughput.js', {
   'rpc-http-workers': { default: 0, min: 0, description: 'node HTTP worker threads (0: the node default)' },
   'include-timeout': { default: 60, min: 1, description: 'seconds to wait for inclusion once submission ended' },
   'cpu-prof-dir': { default: '', description: 'run the node with --cpu-prof, profiles into this directory' },
+  'node-args': { default: '', description: "more node options, space-separated (e.g. '--metrics-enabled')" },
   'max-seconds': { default: 300, min: 10, description: 'ceiling on the whole run' },
 });
 
@@ -74,9 +75,10 @@ runBenchmark(main, flags['max-seconds']);
 async function main(): Promise<void> {
   const started = performance.now();
   const workers = flags['rpc-http-workers'];
-  log(`starting a dev node${workers > 0 ? ` with --rpc-http-workers=${workers}` : ''}`);
+  const nodeArgs = [...(workers > 0 ? [`--rpc-http-workers=${workers}`] : []), ...flags['node-args'].split(' ').filter((arg) => arg !== '')];
+  log(`starting a dev node${nodeArgs.length > 0 ? ` with ${nodeArgs.join(' ')}` : ''}`);
   const bench = await startBenchNode({
-    args: workers > 0 ? [`--rpc-http-workers=${workers}`] : [],
+    args: nodeArgs,
     cpuProfileDir: flags['cpu-prof-dir'] || undefined,
   });
   const port = bench.port;

@@ -1,12 +1,12 @@
 /**
  * Chain actor thread: the one owner of RocksDB. Opens the chain, serves each channel what its edge
  * declares (src/chain/chain-actor.ts), publishes the head for the transports, and pushes every new
- * head to the pool, consensus and p2p, and the new canonical blocks to the transports that subscribe;
- * serves the state reader threads the state values and blocks they ask for.
+ * head to the pool, consensus and p2p, the new canonical blocks to the transports that subscribe, and
+ * their logs to the log index; serves the state reader threads the state values and blocks they ask for.
  */
 import { exposeControl } from '../src/shared/actors/control.js';
 import { openChannel } from '../src/shared/actors/channel.js';
-import { CONSENSUS_CHAIN, P2P_CHAIN, READER_CHAIN, TRANSPORT_CHAIN, TXPOOL_CHAIN } from '../src/shared/actors/channels.js';
+import { CONSENSUS_CHAIN, LOGINDEX_CHAIN, P2P_CHAIN, READER_CHAIN, TRANSPORT_CHAIN, TXPOOL_CHAIN } from '../src/shared/actors/channels.js';
 import { actorData } from '../src/shared/actors/worker-data.js';
 import { Chain } from '../src/chain/chain.js';
 import { prepareDatabaseLocation } from '../src/chain/database-location.js';
@@ -32,9 +32,10 @@ exposeControl('chain', {
     const txpool = openChannel(TXPOOL_CHAIN, 'chain', data.ports.txpool);
     const consensus = openChannel(CONSENSUS_CHAIN, 'chain', data.ports.consensus);
     const p2p = data.ports.p2p === undefined ? undefined : openChannel(P2P_CHAIN, 'chain', data.ports.p2p);
+    const logIndex = openChannel(LOGINDEX_CHAIN, 'chain', data.ports.logindex);
     const transports = data.ports.transports.map((port) => openChannel(TRANSPORT_CHAIN, 'chain', port));
     const actor = new ChainActor(opened, {
-      rpc: { rpcGasCap: data.rpcGasCap, minGasPrice: data.minGasPrice, rpcMaxLogsRange: data.rpcMaxLogsRange, rpcMaxLogsCount: data.rpcMaxLogsCount, minPriorityFee: data.minPriorityFee },
+      rpc: { rpcGasCap: data.rpcGasCap, minGasPrice: data.minGasPrice, minPriorityFee: data.minPriorityFee },
       genesis: parseGenesisJson(data.genesisJson),
       pendingNonce: (address) => txpool.request('nextNonce', { address }),
       onNewHead(event) {
@@ -44,11 +45,13 @@ exposeControl('chain', {
         p2p?.emit('newHead', event);
       },
       publishToTransport: (transport, event) => transports[transport]?.emit('canonicalBlocks', event),
+      publishLogs: (event) => logIndex.emit('canonicalLogs', event),
       log,
     });
     txpool.serve(actor.txpool);
     consensus.serve(actor.consensus);
     p2p?.serve(actor.p2p);
+    logIndex.serve(actor.logIndex);
     transports.forEach((channel, index) => channel.serve(actor.transportHandlers(index)));
     for (const port of data.ports.readers) openChannel(READER_CHAIN, 'chain', port).serve(actor.reader);
     const head = actor.head();

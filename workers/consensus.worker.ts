@@ -94,7 +94,11 @@ exposeControl('consensus', {
     );
     consensus = node;
     methods = serveMethodsAsJsonText('consensus', node.rpc);
-    chain.on({ newHead: (event) => node.onNewHead(event.head) });
+    chain.on({
+      newHead: ({ head, removedBlocks, addedBlocks }) =>
+        // A re-org joined `addedBlocks` above the block the two branches share.
+        node.onNewHead(head, removedBlocks.length > 0 ? head.number - BigInt(addedBlocks.length) : undefined),
+    });
     p2p?.on({ istanbulMessage: ({ code, data: messageData, origin }) => node.runner.onMessage(code, messageData, origin) });
     await node.start();
     return null;

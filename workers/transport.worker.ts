@@ -11,7 +11,7 @@
  */
 import { exposeControl } from '../src/shared/actors/control.js';
 import { openChannel, RemoteError } from '../src/shared/actors/channel.js';
-import { TRANSPORT_CHAIN, TRANSPORT_CONSENSUS, TRANSPORT_P2P, TRANSPORT_READER, TRANSPORT_TXPOOL } from '../src/shared/actors/channels.js';
+import { TRANSPORT_CHAIN, TRANSPORT_CONSENSUS, TRANSPORT_LOGINDEX, TRANSPORT_P2P, TRANSPORT_READER, TRANSPORT_TXPOOL } from '../src/shared/actors/channels.js';
 import { actorData } from '../src/shared/actors/worker-data.js';
 import { RpcErrors, toRpcErrorObject } from '../src/shared/rpc/errors.js';
 import { ETH_PROTOCOL_VERSION } from '../src/shared/ethereum/eth-protocol.js';
@@ -57,6 +57,7 @@ exposeControl('transport', {
       chain: openChannel(TRANSPORT_CHAIN, 'transport', data.ports.chain),
       txpool: openChannel(TRANSPORT_TXPOOL, 'transport', data.ports.txpool),
       consensus: openChannel(TRANSPORT_CONSENSUS, 'transport', data.ports.consensus),
+      logindex: openChannel(TRANSPORT_LOGINDEX, 'transport', data.ports.logindex),
       p2p: data.ports.p2p === undefined ? undefined : openChannel(TRANSPORT_P2P, 'transport', data.ports.p2p),
     };
     const readers = data.ports.readers.map((port) => openChannel(TRANSPORT_READER, 'transport', port));
@@ -106,7 +107,7 @@ exposeControl('transport', {
 
     if (data.graphql !== undefined) {
       const service = createGraphqlService(
-        { chain: actors.chain, txpool: actors.txpool, chainId: data.chainId, headNumber: () => head.headNumber(), syncStatus },
+        { chain: actors.chain, txpool: actors.txpool, logindex: actors.logindex, chainId: data.chainId, headNumber: () => head.headNumber(), syncStatus },
         { maxComplexity: data.graphql.maxQueryComplexity, maxDepth: data.graphql.maxQueryDepth },
       );
       graphqlServer = await engine.startGraphqlServer(data.graphql, service);

@@ -15,7 +15,7 @@ import { equalsBytes } from '@ethereumjs/util';
 import type { VM } from '@ethereumjs/vm';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { InvalidBlockError, firstLine } from './import-rules.js';
-import type { KvOp, KvStore } from './kv-store.js';
+import type { KvOp, KvStore } from '../shared/storage/kv-store.js';
 import { StateDb } from './state-db.js';
 import type { StoredReceipt } from '../shared/ethereum/chain-records.js';
 

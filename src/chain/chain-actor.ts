@@ -5,14 +5,15 @@
 import { RLP } from '@ethereumjs/rlp';
 import { Address, bytesToHex } from '@ethereumjs/util';
 import type { ChannelHandlers } from '../shared/actors/channel.js';
-import type { ConsensusChain, P2pChain, ReaderChain, TransportChain, TxPoolChain } from '../shared/actors/channels.js';
-import type { CanonicalBlocksEvent, HeadInfo, NewHeadEvent } from '../shared/actors/messages.js';
+import type { ConsensusChain, LogIndexChain, P2pChain, ReaderChain, TransportChain, TxPoolChain } from '../shared/actors/channels.js';
+import type { CanonicalBlocksEvent, CanonicalLogsEvent, HeadInfo, NewHeadEvent } from '../shared/actors/messages.js';
 import type { Genesis } from '../shared/ethereum/genesis.js';
 import { serveMethodsAsJsonText } from '../shared/rpc/dispatch.js';
 import type { JsonTextServer } from '../shared/rpc/dispatch.js';
 import type { Logger } from '../shared/util/log.js';
 import { bodiesFor, headersFor, importSyncedBlocks } from './block-serving.js';
 import { BlockPublisher } from './block-publisher.js';
+import { LogFeed } from './log-feed.js';
 import type { Chain } from './chain.js';
 import { importChecksFor } from './import-rules.js';
 import type { ImportChecks } from './import-rules.js';
@@ -30,6 +31,8 @@ export interface ChainActorOptions {
   onNewHead(event: NewHeadEvent): void;
   /** Sends new canonical blocks to transport number `transport` (the index of its channel) for its subscriptions. */
   publishToTransport?(transport: number, event: CanonicalBlocksEvent): void;
+  /** Sends each new head's added blocks with their logs to the log index. */
+  publishLogs?(event: CanonicalLogsEvent): void;
   log: Logger;
 }
 
@@ -53,11 +56,13 @@ export class ChainActor {
   readonly p2p: ChannelHandlers<P2pChain, 'chain'>;
   /** What every state reader thread asks (src/reader/). */
   readonly reader: ChannelHandlers<ReaderChain, 'chain'>;
+  readonly logIndex: ChannelHandlers<LogIndexChain, 'chain'>;
   /** The checks of blocks from peers, made on first use: `blocks import`'s. */
   private syncChecks: Promise<ImportChecks> | undefined;
   private readonly serveRpc: JsonTextServer;
   private readonly bulkReads: BulkReads;
   private readonly publisher: BlockPublisher;
+  private readonly logFeed: LogFeed;
 
   constructor(
     private readonly chain: Chain,
@@ -79,6 +84,8 @@ export class ChainActor {
     this.publisher = new BlockPublisher(chain.store, (transport, event) => options.publishToTransport?.(transport, event), (message) =>
       options.log.warn(message),
     );
+    this.logFeed = new LogFeed(chain.store, (event) => options.publishLogs?.(event), (message) => options.log.warn(message));
+    this.logIndex = { head: () => chain.getHead(), ...this.logFeed.handlers };
     this.txpool = {
       head: () => chain.getHead(),
       accounts: async ({ addresses }) => {
@@ -151,9 +158,9 @@ export class ChainActor {
     };
   }
 
-  /** Resolves once the heads announced so far have been published to the transports. */
-  publicationsDone(): Promise<void> {
-    return this.publisher.idle();
+  /** Resolves once the heads announced so far have been published to the transports and the log index. */
+  async publicationsDone(): Promise<void> {
+    await Promise.all([this.publisher.idle(), this.logFeed.idle()]);
   }
 
   private announce(event: NewHeadEvent): void {
@@ -164,6 +171,7 @@ export class ChainActor {
         `Chain re-org: ${event.removedBlocks.length} block(s) above #${ancestor} left the canonical chain (head was ${bytesToHex(event.removedBlocks[0]!)}), ${event.addedBlocks.length} joined`,
       );
     }
+    this.logFeed.publish(event);
     this.publisher.publish(event);
     this.options.log.info(`Imported #${event.head.number} / ${event.includedTxHashes.length} tx / ${bytesToHex(event.head.hash)}`);
   }

@@ -1,7 +1,7 @@
 import type { Block } from '@ethereumjs/block';
 import { RLP } from '@ethereumjs/rlp';
 import { bigIntToUnpaddedBytes, bytesToBigInt, bytesToHex, equalsBytes } from '@ethereumjs/util';
-import type { KvOp, KvStore } from './kv-store.js';
+import type { KvOp, KvStore } from '../shared/storage/kv-store.js';
 import { LruCache } from '../shared/util/lru-cache.js';
 import type { CacheLimits } from '../shared/util/lru-cache.js';
 import { decodeReceipts, encodeReceipts } from './receipt-codec.js';
@@ -77,6 +77,12 @@ export class ChainStore {
     const block = this.decodeBlock(rlp);
     this.blockCache.set(key, block);
     return block;
+  }
+
+  /** The canonical block `blockNumber` as stored: the RLP it was imported or built with, not decoded. */
+  async getCanonicalBlockRlp(blockNumber: bigint): Promise<Uint8Array | undefined> {
+    const hash = await this.getCanonicalHash(blockNumber);
+    return hash ? this.kv.get(prefixed(Prefix.block, hash)) : undefined;
   }
 
   async getBlockByNumber(blockNumber: bigint): Promise<Block | undefined> {

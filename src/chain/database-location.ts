@@ -19,7 +19,7 @@
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { databasePath } from '../shared/util/data-path.js';
-import { KvStore } from './kv-store.js';
+import { KvStore } from '../shared/storage/kv-store.js';
 
 /** The staging folder of a move in progress (see above). */
 export const MOVING_FOLDER = 'database.moving';

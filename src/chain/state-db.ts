@@ -1,7 +1,7 @@
 import type { Caches } from '@ethereumjs/statemanager';
 import type { BatchDBOp, DB } from '@ethereumjs/util';
 import { hexToBytes } from '@ethereumjs/util';
-import type { KvOp, KvStore } from './kv-store.js';
+import type { KvOp, KvStore } from '../shared/storage/kv-store.js';
 import { Prefix, prefixed } from './storage-schema.js';
 import { LruCache } from '../shared/util/lru-cache.js';
 

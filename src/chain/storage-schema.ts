@@ -1,6 +1,7 @@
 /**
- * Every key prefix Basalt writes to RocksDB, in one place. The chain actor is the only owner of the
- * database; nothing else opens it. A prefix is one byte so keys stay short and ranges stay apart.
+ * Every key prefix Basalt writes to the chain's RocksDB, in one place. The chain actor is the only owner
+ * of the database; nothing else opens it. The log index keeps its own database beside it
+ * (`<data-path>/log-index`), whose prefixes are in src/logindex/index-schema.ts. A prefix is one byte so keys stay short and ranges stay apart.
  *
  * | prefix | key after prefix            | value                                         |
  * |--------|-----------------------------|-----------------------------------------------|

@@ -126,8 +126,12 @@ export class NodeConsensus {
     this.onNewHead(await this.chain.head());
   }
 
-  /** Every new chain head, whoever imported it. */
-  onNewHead(head: HeadInfo): void {
+  /**
+   * Every new chain head, whoever imported it. After a re-org, `forkedAt` is the number of the last
+   * block both branches share: the validator sets and votes cached above it belong to the old branch.
+   */
+  onNewHead(head: HeadInfo, forkedAt?: bigint): void {
+    if (forkedAt !== undefined) this.tracker.forgetAbove(forkedAt);
     this.head = head;
     this.runner.onNewHead(parentInfo(head));
   }

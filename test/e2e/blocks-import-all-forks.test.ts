@@ -1,13 +1,15 @@
 /**
- * The issue's chain: every fork from Frontier to BPO2 (test/helpers/all-forks-chain.ts), exported
- * as RLP, imported by `basalt blocks import` into a fresh data path, then served by a node started
- * on it. Every block must come out with the generating builder's hash and state root; the blob
+ * The issue's chain: every fork from Frontier to BPO2 (test/helpers/all-forks-chain.ts), imported
+ * into node A's data path, exported from it by `basalt blocks export` as RLP, imported by
+ * `basalt blocks import` into a fresh data path and served by node B started on it, beside node A.
+ * Every block must come out of B with A's (and the generating builder's) hash and state root; the blob
  * gas, excess blob gas and blob base fee must follow each fork's blob parameters (checked against
  * an independent computation here); the base fee must follow EIP-1559 from London; and the
  * methods of a post-merge chain must answer on it.
  */
 import test from 'ava';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { splitBlocks } from '../../src/chain/block-file.js';
 import { join } from 'node:path';
 import { bigIntToBytes, bytesToHex, hexToBytes, setLengthLeft } from '@ethereumjs/util';
 import { sha256 } from '@noble/hashes/sha2.js';
@@ -30,12 +32,19 @@ import {
 import type { AllForksChain } from '../helpers/all-forks-chain.js';
 import { removeDataPath, runCli, startNode, tempDataPath } from '../helpers/node-process.js';
 import type { NodeProcess } from '../helpers/node-process.js';
+import { GAS_PER_BLOB, blobBaseFee as blobBaseFeeIn, blobParamsOf, nextExcessBlobGas as nextExcessIn } from '../helpers/blob-fees.js';
+import type { BlobParams, BlobParent } from '../helpers/blob-fees.js';
 
 let chain: AllForksChain;
 let dataPath: string;
 let genesisFile: string;
+/** Node A: the generated chain imported into it; the chain under test is exported from A. */
+let generating: NodeProcess;
+/** Node B: a fresh node that imported A's export; every method below is asked of it. */
 let node: NodeProcess;
 let importOutput: { code: number | null; stdout: string; stderr: string };
+let exportOutput: { code: number | null; stdout: string; stderr: string };
+let exportedFile: string;
 
 test.before(async () => {
   chain = await generateAllForksChain();
@@ -44,12 +53,27 @@ test.before(async () => {
   writeFileSync(genesisFile, chain.genesisJson);
   const blocksFile = join(dataPath, 'all-forks.blocks');
   writeFileSync(blocksFile, Buffer.concat(chain.blocks.map((b) => Buffer.from(b.serialize()))));
-  importOutput = await runCli([`--data-path=${dataPath}`, `--genesis-file=${genesisFile}`, 'blocks', 'import', `--from=${blocksFile}`, '--skip-pow-validation-enabled']);
-  if (importOutput.code === 0) node = await startNode({ genesis: genesisFile, dataPath, args: ['--rpc-http-api=ETH,NET,WEB3,DEBUG'] });
+  // Pre-merge proof-of-work blocks cannot be produced by a node: the generated chain goes into node A's data
+  // path once, and what is compared is A's own export, imported by a fresh node B.
+  const dataA = join(dataPath, 'a');
+  const dataB = join(dataPath, 'b');
+  const cli = (data: string, ...args: string[]) => runCli([`--data-path=${data}`, `--genesis-file=${genesisFile}`, 'blocks', ...args]);
+  const intoA = await cli(dataA, 'import', `--from=${blocksFile}`, '--skip-pow-validation-enabled');
+  if (intoA.code !== 0) throw new Error(`import into node A's data path failed: ${intoA.stderr}`);
+  exportedFile = join(dataPath, 'exported-from-a.blocks');
+  exportOutput = await cli(dataA, 'export', `--to=${exportedFile}`);
+  if (exportOutput.code !== 0) throw new Error(`export from node A's data path failed: ${exportOutput.stderr}`);
+  importOutput = await cli(dataB, 'import', `--from=${exportedFile}`, '--skip-pow-validation-enabled');
+  if (importOutput.code === 0) {
+    [generating, node] = await Promise.all([
+      startNode({ genesis: genesisFile, dataPath: dataA }),
+      startNode({ genesis: genesisFile, dataPath: dataB, args: ['--rpc-http-api=ETH,NET,WEB3,DEBUG'] }),
+    ]);
+  }
 });
 
 test.after.always(async () => {
-  await node?.stop();
+  await Promise.all([generating?.stop(), node?.stop()]);
   if (dataPath) removeDataPath(dataPath);
 });
 
@@ -60,41 +84,20 @@ const blockAt = (n: bigint) => chain.blocks[Number(n) - 1]!;
 type RpcBlock = Record<string, string> & { transactions: (string | Record<string, unknown>)[]; withdrawals?: Record<string, string>[] };
 
 /** The blob parameters of the fork a timestamp falls in (the genesis' schedule; BPO2 keeps BPO1's). */
-function blobParams(timestamp: bigint): { target: bigint; max: bigint; fraction: bigint } {
+function blobParams(timestamp: bigint): BlobParams {
   const entry =
     timestamp >= BigInt(TIME_FORKS.bpo1Time) ? BLOB_SCHEDULE.bpo1
     : timestamp >= BigInt(TIME_FORKS.osakaTime) ? BLOB_SCHEDULE.osaka
     : timestamp >= BigInt(TIME_FORKS.pragueTime) ? BLOB_SCHEDULE.prague
     : BLOB_SCHEDULE.cancun;
-  return { target: BigInt(entry.target), max: BigInt(entry.max), fraction: BigInt(entry.baseFeeUpdateFraction) };
+  return blobParamsOf(entry);
 }
 
-const GAS_PER_BLOB = 131072n;
-
-/** EIP-4844's fake_exponential(factor, numerator, denominator). */
-function fakeExponential(factor: bigint, numerator: bigint, denominator: bigint): bigint {
-  let i = 1n;
-  let output = 0n;
-  let accumulator = factor * denominator;
-  while (accumulator > 0n) {
-    output += accumulator;
-    accumulator = (accumulator * numerator) / (denominator * i);
-    i++;
-  }
-  return output / denominator;
-}
-
-const blobBaseFee = (excess: bigint, timestamp: bigint) => fakeExponential(1n, excess, blobParams(timestamp).fraction);
+const blobBaseFee = (excess: bigint, timestamp: bigint) => blobBaseFeeIn(excess, blobParams(timestamp));
 
 /** EIP-4844's excess blob gas, with EIP-7918's reserve price from Osaka, all in the child's blob parameters. */
-function nextExcessBlobGas(parent: { excessBlobGas: bigint; blobGasUsed: bigint; baseFeePerGas: bigint }, childTimestamp: bigint): bigint {
-  const { target, max } = blobParams(childTimestamp);
-  const targetGas = target * GAS_PER_BLOB;
-  if (parent.excessBlobGas + parent.blobGasUsed < targetGas) return 0n;
-  if (childTimestamp >= BigInt(TIME_FORKS.osakaTime) && 8192n * parent.baseFeePerGas > GAS_PER_BLOB * blobBaseFee(parent.excessBlobGas, childTimestamp)) {
-    return parent.excessBlobGas + (parent.blobGasUsed * (max - target)) / max;
-  }
-  return parent.excessBlobGas + parent.blobGasUsed - targetGas;
+function nextExcessBlobGas(parent: BlobParent, childTimestamp: bigint): bigint {
+  return nextExcessIn(parent, blobParams(childTimestamp), childTimestamp >= BigInt(TIME_FORKS.osakaTime));
 }
 
 /** EIP-1559's next base fee. */
@@ -108,15 +111,35 @@ function nextBaseFee(parent: { baseFeePerGas: bigint; gasUsed: bigint; gasLimit:
   return parent.baseFeePerGas - (parent.baseFeePerGas * (target - parent.gasUsed)) / target / 8n;
 }
 
-test.serial('blocks import takes the whole chain, past the first BPO block', (t) => {
+test.serial('node A exports the whole chain, genesis first, and a fresh node B imports it past the first BPO block', (t) => {
+  t.regex(exportOutput.stdout, new RegExp(`Exported ${LAST_BLOCK + 1n} blocks \\(#0 to #${LAST_BLOCK},`));
+  const exported = [...splitBlocks(new Uint8Array(readFileSync(exportedFile)))];
+  t.is(exported.length, Number(LAST_BLOCK) + 1);
+  t.deepEqual(exported.slice(1).map((s) => bytesToHex(s.bytes)), chain.blocks.map((b) => bytesToHex(b.serialize())), 'blocks 1.. as generated');
   t.is(importOutput.code, 0, importOutput.stderr);
   t.notRegex(importOutput.stderr + importOutput.stdout, /Missing parameter value/);
+  t.regex(importOutput.stdout, new RegExp(`${LAST_BLOCK} blocks imported, 1 skipped`));
   t.regex(importOutput.stdout, new RegExp(`Head #${LAST_BLOCK} ${bytesToHex(last().hash())}`));
 });
 
-test.serial("every block is served with the generating builder's hash and state root; each era's header fields", async (t) => {
-  for (let n = 1n; n <= LAST_BLOCK; n++) {
-    const served = await node.rpc<RpcBlock>('eth_getBlockByNumber', [hex(n), false]);
+test.serial('a running node\'s database cannot be exported: the lock is reported, nothing is written', async (t) => {
+  const file = join(dataPath, 'while-running.blocks');
+  const run = await runCli([`--data-path=${join(dataPath, 'a')}`, `--genesis-file=${genesisFile}`, 'blocks', 'export', `--to=${file}`]);
+  t.is(run.code, 1);
+  t.regex(run.stderr, /^Failed to export blocks: Data path .*\/a\/database is in use by another process/);
+  t.false(existsSync(file));
+});
+
+test.serial("every block is served by B with node A's hash and state root, the generating builder's; each era's header fields", async (t) => {
+  for (let n = 0n; n <= LAST_BLOCK; n++) {
+    const [served, fromA] = await Promise.all([
+      node.rpc<RpcBlock>('eth_getBlockByNumber', [hex(n), false]),
+      generating.rpc<RpcBlock>('eth_getBlockByNumber', [hex(n), false]),
+    ]);
+    t.is(served.hash, fromA.hash, `hash of block ${n} on A and B`);
+    t.is(served.stateRoot, fromA.stateRoot, `state root of block ${n} on A and B`);
+    t.is(served.receiptsRoot, fromA.receiptsRoot, `receipts root of block ${n} on A and B`);
+    if (n === 0n) continue;
     const generated = blockAt(n);
     t.is(served.hash, bytesToHex(generated.hash()), `hash of block ${n}`);
     t.is(served.stateRoot, bytesToHex(generated.header.stateRoot), `state root of block ${n}`);
@@ -244,6 +267,9 @@ test.serial('state and history methods on the merged chain: eth_getProof, eth_ge
   t.is(config.current.chainId, hex(CHAIN_ID));
   t.is(config.next, null);
   t.is(await node.rpc('eth_syncing'), false);
+  // Not Besu methods (not in its method inventory, spec rpc-auth-cli.md §3): the unknown-method answer.
+  t.deepEqual(await node.rpcError('eth_getHeaderByNumber', ['latest']), { code: -32601, message: 'Method not found' });
+  t.deepEqual(await node.rpcError('eth_getHeaderByHash', [head.hash]), { code: -32601, message: 'Method not found' });
   // No consensus client has told this node of a safe or finalized block (Besu answers the same).
   for (const tag of ['safe', 'finalized']) {
     t.deepEqual(await node.rpcError('eth_getBlockByNumber', [tag, false]), { code: -39001, message: 'Unknown block' }, tag);

@@ -103,12 +103,12 @@ test('refuses to run on a Node.js older than 20, exit 1; a later one runs', asyn
 test('help: `help` is `--help`; topics and subcommands get their own', async (t) => {
   const root = (await basalt(['--help']));
   t.is((await basalt(['help'])).stdout, root.stdout);
-  t.regex(root.stdout, /\nCommands:\n +blocks import +Import blocks from a file of concatenated RLP blocks\.\n/);
+  t.regex(root.stdout, /\nCommands:\n +blocks export +Export blocks from the database as RLP blocks\.\n +blocks import +Import blocks from a file of concatenated RLP blocks\.\n/);
 
   const topic = (await basalt(['blocks', '--help']));
   t.is(topic.code, 0);
   t.is(topic.stderr, '');
-  t.regex(topic.stdout, /^Blocks related actions.*\n\nUSAGE\n +\$ basalt blocks COMMAND\n\nCOMMANDS\n +blocks import +Import blocks from a file/s);
+  t.regex(topic.stdout, /^Blocks related actions.*\n\nUSAGE\n +\$ basalt blocks COMMAND\n\nCOMMANDS\n +blocks export +Export blocks.*\n +blocks import +Import blocks from a file/s);
   t.is((await basalt(['help', 'blocks'])).stdout, topic.stdout);
 
   const command = (await basalt(['blocks', 'import', '--help']));
@@ -136,7 +136,7 @@ test('unknown or missing subcommand: exit 2 with picocli\'s message', async (t) 
   const unknown = (await basalt(['--network=dev', 'blocks', 'imprt', '--from=x']));
   t.is(unknown.code, 2);
   t.is(unknown.stdout, '');
-  t.is(unknown.stderr, `Unmatched argument at index 2: 'imprt'\nDid you mean: blocks import?\n${HELP_POINTER}`);
+  t.is(unknown.stderr, `Unmatched argument at index 2: 'imprt'\nDid you mean: blocks export or blocks import?\n${HELP_POINTER}`);
   t.is((await basalt(['blocks', 'imprt', '--help'])).code, 2);
 
   const missing = (await basalt(['blocks']));

@@ -59,8 +59,8 @@ function labelValues(families: Map<string, Family>, name: string, label: string)
   return (families.get(name)?.samples ?? []).map((s) => s.labels[label]!).sort();
 }
 
-const THREADS = ['chain', 'consensus', 'main', 'p2p', 'reader-0', 'transport-0', 'transport-1', 'txpool'];
-const ACTORS = ['chain', 'consensus', 'p2p', 'reader', 'transport', 'txpool'];
+const THREADS = ['chain', 'consensus', 'logindex', 'main', 'p2p', 'reader-0', 'transport-0', 'transport-1', 'txpool'];
+const ACTORS = ['chain', 'consensus', 'logindex', 'p2p', 'reader', 'transport', 'txpool'];
 const LAG_STATS = ['mean', 'p50', 'p90', 'p99', 'max'];
 
 test.serial('a dev node: height follows the head, QBFT height and round, RPC calls per method, pool size, peers, every thread\'s lag and mailbox', async (t) => {

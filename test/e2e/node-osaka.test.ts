@@ -245,6 +245,22 @@ test('eth_simulateV1: moving a precompile, and each error code', async (t) => {
   t.is(halted!.calls[0]!.error!.code, -32015);
 });
 
+test('eth_simulateV1 limits: 256 blocks a call; no count of calls per block, only the block\'s gas (-38015)', async (t) => {
+  // Besu's limits as far as the spec and fixtures show them: the number of blocks (-38026, above) and gas.
+  // A block of 300 calls, more than the block limit, answers every one of them.
+  const calls = Array.from({ length: 300 }, (_, i) => ({ from: A.address, to: STORE, data: `0x${i.toString(16).padStart(64, '0')}` }));
+  const [block] = await node.rpc<SimBlock[]>('eth_simulateV1', [{ blockStateCalls: [{ calls }] }, 'latest']);
+  t.is(block!.calls.length, 300);
+  t.true(block!.calls.every((call) => call.status === '0x1'));
+  // 256 blocks answer; the calls' gas is bounded by the block's gas limit.
+  const most = await node.rpc<SimBlock[]>('eth_simulateV1', [{ blockStateCalls: Array.from({ length: 256 }, () => ({ calls: [] })) }, 'latest']);
+  t.is(most.length, 256);
+  t.deepEqual(
+    await node.rpcError('eth_simulateV1', [{ blockStateCalls: [{ blockOverrides: { gasLimit: '0xa410' }, calls: [{ to: STORE, gas: '0x5208' }, { to: STORE, gas: '0x5209' }] }] }, 'latest']),
+    { code: -38015, message: 'Block gas limit exceeded by the block\'s transactions' },
+  );
+});
+
 test('eth_simulateV1 block overrides: blobBaseFee is what BLOBBASEFEE reads; withdrawals are credited after the calls and rooted in the header', async (t) => {
   // Returns BLOBBASEFEE; the other returns the balance of the withdrawal recipient.
   const blobFeeProbe = `0x${'b1'.repeat(20)}`;

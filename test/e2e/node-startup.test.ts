@@ -5,7 +5,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import test from 'ava';
-import rocksdbModule from 'rocksdb';
+import type rocksdbModule from 'rocksdb';
+import { loadRocksdb } from '../../src/shared/storage/rocksdb-binding.js';
 import { metaKey, MetaKey, SCHEMA_VERSION } from '../../src/chain/storage-schema.js';
 import { databasePath } from '../../src/shared/util/data-path.js';
 import { removeDataPath, runCli, startNode, tempDataPath } from '../helpers/node-process.js';
@@ -108,12 +109,12 @@ test('a busy JSON-RPC port, a data path in use and a data path of another chain 
 // The database's schema version, checked on open
 // ---------------------------------------------------------------------------------------------
 
-/** rocksdb is CommonJS: the default import is the factory itself, whatever its typings say. */
-const rocksdb = rocksdbModule as unknown as typeof rocksdbModule.default;
-type Database = ReturnType<typeof rocksdb>;
+type Database = ReturnType<typeof rocksdbModule.default>;
 
 /** The database at `path` opened directly (the node must not be running): runs `use`, then closes it. */
 async function withDatabase<T>(path: string, use: (db: Database) => Promise<T>): Promise<T> {
+  // Loaded as the node loads it (src/shared/storage/rocksdb-binding.ts); typed by its own typings.
+  const rocksdb = (await loadRocksdb()) as unknown as typeof rocksdbModule.default;
   const db = rocksdb(path);
   await new Promise<void>((resolve, reject) => db.open({ createIfMissing: false }, (err) => (err ? reject(err) : resolve())));
   try {

@@ -12,7 +12,7 @@ import { bytesToHex, createAddressFromString, setLengthLeft } from '@ethereumjs/
 import type { Chain } from '../../src/chain/chain.js';
 import { importSyncedBlocks } from '../../src/chain/block-serving.js';
 import { importChecksFor } from '../../src/chain/import-rules.js';
-import type { KvOp, KvStore } from '../../src/chain/kv-store.js';
+import type { KvOp, KvStore } from '../../src/shared/storage/kv-store.js';
 import { MetaKey, metaKey } from '../../src/chain/storage-schema.js';
 import type { NewHeadEvent } from '../../src/shared/actors/messages.js';
 import { parseGenesisJson } from '../../src/shared/ethereum/genesis.js';

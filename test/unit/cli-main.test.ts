@@ -96,7 +96,7 @@ test('--version and -V print basalt/v<version>, exit 0', async (t) => {
 
 test('the commands oclif found are listed in the help', async (t) => {
   const help = await runCli(['--help']);
-  t.regex(help.stdout, /\nCommands:\n +blocks import +Import blocks from a file of concatenated RLP blocks\.\n +help +Display help/);
+  t.regex(help.stdout, /\nCommands:\n +blocks export +Export blocks from the database as RLP blocks\.\n +blocks import +Import blocks from a file of concatenated RLP blocks\.\n +help +Display help/);
 });
 
 test('a node option\'s value that is a command word is no subcommand: the node runs', async (t) => {

@@ -42,6 +42,7 @@ function setup(emptyPeriod: number, transactionsAt: (height: bigint) => number) 
   const clock = new VirtualClock(Number(T0) * 1000);
   const chain = new FakeChain(fakeGenesis({ timestamp: T0, validators: [VALIDATOR] }));
   const calls: string[] = [];
+  const reads = { headers: 0 };
   let held: QbftBlock | undefined;
   let node!: NodeConsensus;
   const ports: NodeChainPorts = {
@@ -75,7 +76,10 @@ function setup(emptyPeriod: number, transactionsAt: (height: bigint) => number) 
     },
     validateBlock: async () => ({ valid: false, reason: 'no proposals from peers in this test' }),
     reportRejected: async () => undefined,
-    headers: (from, to) => chain.headers(from, to),
+    headers: (from, to) => {
+      reads.headers++;
+      return chain.headers(from, to);
+    },
     headerByHash: async () => null,
     call: () => Promise.reject(new Error('no contract')),
   };
@@ -86,7 +90,7 @@ function setup(emptyPeriod: number, transactionsAt: (height: bigint) => number) 
     clock,
     () => undefined,
   );
-  return { node, chain, clock, calls };
+  return { node, chain, clock, calls, reads };
 }
 
 test('a sole validator builds, seals with its own commit seal and imports its held block every period', async (t) => {
@@ -119,4 +123,25 @@ test('an empty block is held back until xemptyblockperiodseconds, and the held b
   t.true(chain.headNumber >= 3n);
   t.is(chain.blockAt(3n)!.transactionCount, 1);
   await node.stop();
+});
+
+test('after a re-org the validator sets cached above the fork point are read again from the new branch', async (t) => {
+  const { node, chain, clock, reads } = setup(0, () => 1);
+  await node.start();
+  await clock.runUntil(Number(T0) * 1000 + 5_500);
+  await node.stop();
+  t.is(chain.headNumber, 5n);
+  await node.tracker.tallyAfter(4n);
+  const before = reads.headers;
+  // An ordinary new head keeps the cache.
+  node.onNewHead(headInfo(chain.head));
+  await node.tracker.tallyAfter(4n);
+  t.is(reads.headers, before, 'served from the cache');
+  // A head reached through a re-org that forked after block 2.
+  node.onNewHead(headInfo(chain.head), 2n);
+  await node.tracker.tallyAfter(4n);
+  t.true(reads.headers > before, 'read again from the chain');
+  const again = reads.headers;
+  await node.tracker.tallyAfter(2n);
+  t.is(reads.headers, again, 'what lies below the fork point stays cached');
 });

@@ -4,7 +4,7 @@
 import test from 'ava';
 import { existsSync, mkdirSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { KvStore } from '../../src/chain/kv-store.js';
+import { KvStore } from '../../src/shared/storage/kv-store.js';
 import { MOVING_FOLDER, prepareDatabaseLocation, rocksDbFilesIn } from '../../src/chain/database-location.js';
 import { databasePath } from '../../src/shared/util/data-path.js';
 import { openDevChain, proposeAndCommit } from '../helpers/dev-chain.js';

@@ -12,7 +12,7 @@ import { Chain } from '../../src/chain/chain.js';
 import { chainSpecFromGenesis } from '../../src/shared/execution/network-spec.js';
 import { ChainRpc } from '../../src/chain/rpc/chain-rpc.js';
 import { openChannel } from '../../src/shared/actors/channel.js';
-import { TRANSPORT_CHAIN, TRANSPORT_TXPOOL } from '../../src/shared/actors/channels.js';
+import { TRANSPORT_CHAIN, TRANSPORT_LOGINDEX, TRANSPORT_TXPOOL } from '../../src/shared/actors/channels.js';
 import type { PoolTxForBlock } from '../../src/shared/actors/messages.js';
 import { loadDevNetwork } from '../../src/shared/ethereum/genesis.js';
 import { txCommonFor } from '../../src/shared/ethereum/tx-common.js';
@@ -24,6 +24,8 @@ import { txRulesFor } from '../../src/txpool/tx-rules.js';
 import { STORED_EVENT_TOPIC, storeAndLogDeployCode } from '../helpers/contracts.js';
 import { DEV_ACCOUNTS } from '../helpers/dev-accounts.js';
 import { removeDataPath, tempDataPath } from '../helpers/node-process.js';
+import { openLogIndexOver } from '../helpers/log-index.js';
+import type { LogIndexActor } from '../../src/logindex/logindex-actor.js';
 
 const dev = loadDevNetwork();
 const txCommon = txCommonFor(1337n, 'cancun');
@@ -70,7 +72,7 @@ async function buildChain(path: string): Promise<{ chain: Chain; contract: strin
 const openPorts: MessagePort[] = [];
 
 /** The chain's real handlers behind a real channel, with every request the transport end sends counted. */
-function backendOf(chain: Chain): { backend: GraphqlBackend; requests: string[] } {
+function backendOf(chain: Chain, logIndex: LogIndexActor): { backend: GraphqlBackend; requests: string[] } {
   const rpc = new ChainRpc(chain, { rpcGasCap: 0n, minGasPrice: 0n });
   const serve = serveMethodsAsJsonText('chain', rpc.handlers);
   const chainPorts = new MessageChannel();
@@ -82,11 +84,15 @@ function backendOf(chain: Chain): { backend: GraphqlBackend; requests: string[] 
     subscriptionInterest: () => null,
     pending: () => ({ count: 0, transactions: [] }), transactions: ({ hashes }) => hashes.map(() => null) });
   const poolEnd = openChannel(TRANSPORT_TXPOOL, 'transport', poolPorts.port1);
-  openPorts.push(chainPorts.port1, poolPorts.port1);
+  const logPorts = new MessageChannel();
+  openChannel(TRANSPORT_LOGINDEX, 'logindex', logPorts.port2).serve(logIndex.transportHandlers);
+  const logEnd = openChannel(TRANSPORT_LOGINDEX, 'transport', logPorts.port1);
+  openPorts.push(chainPorts.port1, poolPorts.port1, logPorts.port1);
   const requests: string[] = [];
   const backend: GraphqlBackend = {
     chain: { request: (type, body) => (requests.push(`chain.${type}`), chainEnd.request(type, body)) },
     txpool: { request: (type, body) => (requests.push(`txpool.${type}`), poolEnd.request(type, body)) },
+    logindex: { request: (type, body) => (requests.push(`logindex.${type}`), logEnd.request(type, body)) },
     chainId: 1337n,
     headNumber: () => chain.getHead().number,
     syncStatus: () => undefined,
@@ -115,14 +121,17 @@ interface ExplorerAnswer {
 let chain: Chain;
 let contract: string;
 let path: string;
+let logIndex: LogIndexActor;
 
 test.before(async () => {
   path = tempDataPath();
   ({ chain, contract } = await buildChain(path));
+  ({ actor: logIndex } = await openLogIndexOver(chain, `${path}/log-index`));
 });
 
 test.after.always(async () => {
   for (const port of openPorts) port.close();
+  await logIndex?.close();
   await chain?.close();
   removeDataPath(path);
 });
@@ -135,7 +144,7 @@ async function run(service: GraphqlService, query: string) {
 test(`${BLOCKS} blocks with transactions, receipts, senders' balances and logs cost as many round trips as 10 blocks`, async (t) => {
   const counts: Record<number, string[]> = {};
   for (const blocks of [10, BLOCKS]) {
-    const { backend, requests } = backendOf(chain);
+    const { backend, requests } = backendOf(chain, logIndex);
     const service = createGraphqlService(backend, { maxComplexity: 200, maxDepth: 0 });
     const { status, body } = await run(service, explorerQuery(2, blocks + 1));
     t.is(status, 200, JSON.stringify(body).slice(0, 500));
@@ -163,7 +172,7 @@ test(`${BLOCKS} blocks with transactions, receipts, senders' balances and logs c
 });
 
 test('a balance read through the batch equals the JSON-RPC answer for the same block', async (t) => {
-  const { backend } = backendOf(chain);
+  const { backend } = backendOf(chain, logIndex);
   const service = createGraphqlService(backend, { maxComplexity: 200, maxDepth: 0 });
   const { body } = await run(service, `{ block(number: 50) { account(address: "${DEV_ACCOUNTS[0].address}") { balance transactionCount } } }`);
   const rpc = serveMethods('chain', new ChainRpc(chain, { rpcGasCap: 0n, minGasPrice: 0n }).handlers);
@@ -182,7 +191,7 @@ test('a balance read through the batch equals the JSON-RPC answer for the same b
 });
 
 test('logs over a range are one request, and each log names its transaction without another read of its block', async (t) => {
-  const { backend, requests } = backendOf(chain);
+  const { backend, requests } = backendOf(chain, logIndex);
   const service = createGraphqlService(backend, { maxComplexity: 200, maxDepth: 0 });
   const { status, body } = await run(service, `{ logs(filter: { fromBlock: 2, toBlock: 40, topics: [["${STORED_EVENT_TOPIC}"]] }) { index data transaction { hash index block { number } } } }`);
   t.is(status, 200);
@@ -190,11 +199,11 @@ test('logs over a range are one request, and each log names its transaction with
   t.is(logs.length, 2 * 39);
   t.is(logs[0]!.transaction.block.number, '0x2');
   // The logs, then the blocks their transactions are in (all in one request).
-  t.deepEqual(requests, ['chain.logs', 'chain.blocks']);
+  t.deepEqual(requests, ['logindex.logs', 'chain.blocks']);
 });
 
 test('a query over the complexity limit or the depth limit is refused before any read', async (t) => {
-  const { backend, requests } = backendOf(chain);
+  const { backend, requests } = backendOf(chain, logIndex);
   const besu = createGraphqlService(backend, { maxComplexity: 200, maxDepth: 0 });
   const tooComplex = await run(besu, '{ block { transactions { block { transactions { block { number }}}}}}');
   t.deepEqual(tooComplex, {
@@ -216,7 +225,7 @@ test('a query over the complexity limit or the depth limit is refused before any
 });
 
 test('a fragment counts where it is spread, and @skip leaves its fields out of the count', async (t) => {
-  const { backend } = backendOf(chain);
+  const { backend } = backendOf(chain, logIndex);
   const service = createGraphqlService(backend, { maxComplexity: 5, maxDepth: 0 });
   const spread = 'fragment F on Block { number hash } { a: block { ...F } b: block { ...F } }';
   t.deepEqual(await run(service, spread), {

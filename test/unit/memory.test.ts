@@ -12,7 +12,7 @@ import type { TypedTransaction } from '@ethereumjs/tx';
 import { Caches } from '@ethereumjs/statemanager';
 import { Account, Address, bytesToHex, hexToBytes } from '@ethereumjs/util';
 import { BLOCK_CACHE_LIMITS, ChainStore } from '../../src/chain/chain-store.js';
-import { KvStore } from '../../src/chain/kv-store.js';
+import { KvStore } from '../../src/shared/storage/kv-store.js';
 import { BoundedStateCaches } from '../../src/chain/state-db.js';
 import { blockFromRlp } from '../../src/shared/ethereum/block-decode.js';
 import { createChainCommon } from '../../src/shared/ethereum/common.js';

@@ -1,5 +1,5 @@
 /**
- * The read state behind eth_call and the state reads (src/chain/read-state.ts): it answers as the
+ * The read state behind eth_call and the state reads (src/shared/execution/read-state.ts): it answers as the
  * trie-backed MerkleStateManager does, keeps what it read across simulations, forgets simulated
  * writes, and on a chain being built and imported every read at a block answers from that block.
  */

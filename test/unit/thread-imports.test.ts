@@ -37,7 +37,7 @@ function reachable(entry: string): { files: Set<string>; packages: Set<string> }
   return { files, packages };
 }
 
-const THREAD_FOLDERS = ['src/chain/', 'src/txpool/', 'src/consensus/', 'src/p2p/', 'src/transport/', 'src/main/', 'src/tasks/', 'src/reader/'];
+const THREAD_FOLDERS = ['src/chain/', 'src/txpool/', 'src/consensus/', 'src/p2p/', 'src/logindex/', 'src/transport/', 'src/main/', 'src/tasks/', 'src/reader/'];
 
 /** Each entry, the folders of its own thread (besides src/shared/), and packages it must not load. */
 const ENTRIES: { entry: string; own: string[]; forbiddenPackages: string[] }[] = [
@@ -46,6 +46,7 @@ const ENTRIES: { entry: string; own: string[]; forbiddenPackages: string[] }[] =
   { entry: 'workers/txpool.worker.ts', own: ['src/txpool/'], forbiddenPackages: ['@ethereumjs/devp2p', '@ethereumjs/vm', '@ethereumjs/evm', 'rocksdb'] },
   { entry: 'workers/consensus.worker.ts', own: ['src/consensus/'], forbiddenPackages: ['@ethereumjs/devp2p', '@ethereumjs/vm', '@ethereumjs/evm', 'rocksdb'] },
   { entry: 'workers/p2p.worker.ts', own: ['src/p2p/'], forbiddenPackages: ['@ethereumjs/vm', '@ethereumjs/evm', 'rocksdb'] },
+  { entry: 'workers/logindex.worker.ts', own: ['src/logindex/'], forbiddenPackages: ['@ethereumjs/devp2p', '@ethereumjs/vm', '@ethereumjs/evm', 'hyper-express'] },
   { entry: 'workers/chain.worker.ts', own: ['src/chain/'], forbiddenPackages: ['@ethereumjs/devp2p', 'hyper-express'] },
   // A state reader reads state through the chain: it never opens RocksDB.
   { entry: 'workers/reader.worker.ts', own: ['src/reader/'], forbiddenPackages: ['@ethereumjs/devp2p', 'hyper-express', 'rocksdb'] },

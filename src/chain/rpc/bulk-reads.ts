@@ -1,6 +1,7 @@
 /**
  * The chain's bulk reads for transports that resolve many fields of many blocks per request
- * (GraphQL): blocks, receipts, transactions, accounts, logs, raw blocks and simulated calls, each
+ * (GraphQL): blocks, receipts, transactions, accounts, raw blocks and simulated calls (logs are the log
+ * index's), each
  * for a whole list in one message (channels.ts, TransportChain). The answers are plain records;
  * shaping them for a client is the transport's work.
  */
@@ -10,10 +11,9 @@ import { isBlob4844Tx, isLegacyTx } from '@ethereumjs/tx';
 import { Address, bytesToHex, hexToBytes, setLengthLeft } from '@ethereumjs/util';
 import type { ChannelHandlers } from '../../shared/actors/channel.js';
 import type { TransportChain } from '../../shared/actors/channels.js';
-import type { AccountRead, AccountState, BlockRecord, LogRecord, TransactionRecord } from '../../shared/actors/messages.js';
+import type { AccountRead, AccountState, BlockRecord, TransactionRecord } from '../../shared/actors/messages.js';
 import { RpcError, RpcErrors } from '../../shared/rpc/errors.js';
 import type { ChainRpcContext } from './chain-rpc.js';
-import { matchingLogs } from './log-handlers.js';
 import { CallSimulator } from '../../shared/execution/simulation.js';
 
 export type BulkReads = Omit<ChannelHandlers<TransportChain, 'chain'>, 'rpc' | 'subscriptionInterest'>;
@@ -99,16 +99,6 @@ export function bulkReads(context: ChainRpcContext): BulkReads {
         }),
       ),
     accounts: ({ reads }) => readAccounts(reads),
-    logs: async ({ fromBlock, toBlock, addresses, topics }) => {
-      const head = context.headNumber();
-      const last = toBlock > head ? head : toBlock;
-      const logs: LogRecord[] = [];
-      for (let number = fromBlock < 0n ? 0n : fromBlock; number <= last; number++) {
-        const block = await store.getBlockByNumber(number);
-        if (block !== undefined) logs.push(...(await matchingLogs(store, block, { addresses, topics })));
-      }
-      return logs;
-    },
     rawBlocks: ({ hashes }) => Promise.all(hashes.map(async (hash) => (await store.getBlock(hash))?.serialize() ?? null)),
     simulations: async ({ calls }) => {
       const results = [];

@@ -16,7 +16,6 @@ import type { ChainStore } from '../chain-store.js';
 import { stateHandlers } from './state-handlers.js';
 import { blockHandlers } from './block-handlers.js';
 import { feeHandlers } from './fee-handlers.js';
-import { logHandlers } from './log-handlers.js';
 import { debugHandlers } from './debug-handlers.js';
 import { CallSimulator, simulationGasCap } from '../../shared/execution/simulation.js';
 import { bulkReads, type BulkReads } from './bulk-reads.js';
@@ -27,10 +26,6 @@ export interface ChainRpcOptions {
   minGasPrice: bigint;
   /** The pool's next nonce for a sender, for the `pending` block tag of eth_getTransactionCount. */
   pendingNonce?: (address: Uint8Array) => Promise<bigint | null>;
-  /** `--rpc-max-logs-range` (default 5000; 0 = unlimited). */
-  rpcMaxLogsRange?: bigint;
-  /** `--rpc-max-logs-count` (default 10,000; 0 = unlimited). */
-  rpcMaxLogsCount?: number;
   /** `--min-priority-fee` (default 0), the floor of eth_maxPriorityFeePerGas. */
   minPriorityFee?: bigint;
 }
@@ -127,12 +122,6 @@ export class ChainRpc {
       ...stateHandlers(context),
       ...blockHandlers(context),
       ...feeHandlers(context),
-      ...logHandlers({
-        store: chain.store,
-        headNumber: () => context.headNumber(),
-        rpcMaxLogsRange: options.rpcMaxLogsRange ?? 5000n,
-        rpcMaxLogsCount: options.rpcMaxLogsCount ?? 10_000,
-      }),
       ...debugHandlers(context),
     };
   }

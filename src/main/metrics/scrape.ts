@@ -21,6 +21,7 @@ const ACTOR_FIGURES: { [A in ActorName]: (metrics: ActorMetrics[A]) => ActorFigu
   txpool: ({ transactions }) => ({ poolTransactions: transactions }),
   consensus: (qbft) => ({ qbft }),
   p2p: () => ({}),
+  logindex: () => ({}),
   transport: ({ rpc }) => ({ rpc }),
   reader: () => ({}),
 };

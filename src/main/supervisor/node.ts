@@ -11,7 +11,7 @@ import type { ActorName } from '../../shared/actors/channel.js';
 import { controlOf } from '../../shared/actors/control.js';
 import type { ControlOf } from '../../shared/actors/control.js';
 import { portsOf } from '../../shared/actors/worker-data.js';
-import type { ActorDataOf, ChainActorData, ConsensusActorData, P2pActorData, ReaderActorData, TransportActorData, TxPoolActorData } from '../../shared/actors/worker-data.js';
+import type { ActorDataOf, ChainActorData, ConsensusActorData, LogIndexActorData, P2pActorData, ReaderActorData, TransportActorData, TxPoolActorData } from '../../shared/actors/worker-data.js';
 import { createHeadBuffer, HeadReader } from '../../shared/shared-memory/head-view.js';
 import { createMailboxCounters } from '../../shared/shared-memory/mailbox-counters.js';
 import { createP2pStatusBuffer, P2pStatusReader } from '../../shared/shared-memory/p2p-status-view.js';
@@ -41,6 +41,7 @@ const WORKER_FILES: Record<ActorName, string> = {
   txpool: 'txpool.worker.js',
   consensus: 'consensus.worker.js',
   p2p: 'p2p.worker.js',
+  logindex: 'logindex.worker.js',
   transport: 'transport.worker.js',
   reader: 'reader.worker.js',
 };
@@ -98,6 +99,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
   const txpoolChain = new MessageChannel();
   const consensusChain = new MessageChannel();
   const consensusTxpool = new MessageChannel();
+  const logIndexChain = new MessageChannel();
   const p2pChain = p2pEnabled ? new MessageChannel() : undefined;
   const p2pTxpool = p2pEnabled ? new MessageChannel() : undefined;
   const consensusP2p = p2pEnabled ? new MessageChannel() : undefined;
@@ -105,6 +107,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
   const transportChain = perTransport();
   const transportTxpool = perTransport();
   const transportConsensus = perTransport();
+  const transportLogIndex = perTransport();
   const transportP2p = p2pEnabled ? perTransport() : [];
   // State reader threads serve the JSON-RPC transports only: without one there is nothing for them to do.
   const stateReaders = transportWorkers > 0 ? options.stateReaderThreads : 0;
@@ -162,7 +165,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
     // guard still joins), then the producers, the pool, and the chain last so that it can finish the
     // block in progress and close RocksDB cleanly.
     for (const owner of portOwners()) owner.stopAccepting();
-    const order = ['transport', 'reader', 'p2p', 'consensus', 'txpool', 'chain'];
+    const order = ['transport', 'reader', 'logindex', 'p2p', 'consensus', 'txpool', 'chain'];
     for (const prefix of order) {
       const group = actors.filter((a) => a.name.startsWith(prefix));
       await Promise.all(
@@ -219,8 +222,6 @@ export async function runNode(options: NodeOptions): Promise<number> {
       dataPath,
       rpcGasCap: options.rpcGasCap,
       minGasPrice: options.minGasPrice,
-      rpcMaxLogsRange: BigInt(options.rpcMaxLogsRange),
-      rpcMaxLogsCount: options.rpcMaxLogsCount,
       minPriorityFee: options.minPriorityFee,
       headView,
       chain: { revertReasonEnabled: options.revertReasonEnabled, targetGasLimit: options.targetGasLimit },
@@ -228,6 +229,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
         txpool: txpoolChain.port2,
         consensus: consensusChain.port2,
         ...(p2pChain ? { p2p: p2pChain.port2 } : {}),
+        logindex: logIndexChain.port2,
         transports: transportChain.map((c) => c.port2),
         readers: readerChain.map((c) => c.port2),
       },
@@ -246,6 +248,17 @@ export async function runNode(options: NodeOptions): Promise<number> {
       await spawn('reader', `reader-${r}`, readerData).start();
     }
     if (stateReaders > 0) log.info(`State reader threads: ${stateReaders}`);
+
+    const logIndexData: LogIndexActorData = {
+      ...base,
+      actor: 'logindex',
+      dataPath,
+      rpcMaxLogsRange: BigInt(options.rpcMaxLogsRange),
+      rpcMaxLogsCount: options.rpcMaxLogsCount,
+      headView,
+      ports: { chain: logIndexChain.port1, transports: transportLogIndex.map((c) => c.port2) },
+    };
+    await spawn('logindex', 'logindex', logIndexData).start();
 
     const poolData: TxPoolActorData = {
       ...base,
@@ -410,6 +423,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
           chain: transportChain[i]!.port1,
           txpool: transportTxpool[i]!.port1,
           consensus: transportConsensus[i]!.port1,
+          logindex: transportLogIndex[i]!.port1,
           ...(transportP2p[i] ? { p2p: transportP2p[i]!.port1 } : {}),
           readers: transportReader[i]!.map((c) => c.port1),
         },

@@ -3,9 +3,11 @@
  * request (and what it answers), and who emits each event; both ends' types derive from it, and an
  * end serves and hears only what its edge declares (channel.ts).
  *
- *   transport ─rpc→ chain | txpool | consensus | p2p | reader
+ *   transport ─rpc→ chain | txpool | consensus | p2p | logindex | reader
+ *   transport ─blocks, receipts, accounts…→ chain    transport ─pending, transactions→ txpool
+ *   transport ─logs→ logindex                                    chain ⇒ canonicalLogs ⇒ logindex
+ *   logindex ─head, canonicalLogs, canonicalHashes, blockLogs→ chain
  *   reader ─stateValues, block, canonicalHash→ chain
- *   transport ─blocks, receipts, accounts, logs…→ chain    transport ─pending, transactions→ txpool
  *   transport ─subscriptionInterest→ chain | txpool          chain ⇒ canonicalBlocks ⇒ transport
  *   txpool ⇒ pendingTransactions, droppedTransactions ⇒ transport                  p2p ⇒ syncState ⇒ transport
  *   txpool ─head, accounts→ chain          chain ─nextNonce→ txpool        chain ⇒ newHead ⇒ txpool
@@ -28,10 +30,12 @@ import type {
   BuildRequest,
   BuiltBlockInfo,
   CanonicalBlocksEvent,
+  CanonicalLogsEvent,
   ChainSubscriptionInterest,
   GossipTx,
   HeadInfo,
   HeaderQuery,
+  IndexedBlock,
   IstanbulReceived,
   IstanbulSend,
   LogQuery,
@@ -81,8 +85,6 @@ export type TransportChain = {
     transactions: { from: 'transport'; req: { hashes: Uint8Array[] }; res: (MinedTransaction | null)[] };
     /** Accounts (balance, nonce, and code and storage slots when asked) in the state after blocks. */
     accounts: { from: 'transport'; req: { reads: AccountRead[] }; res: AccountState[] };
-    /** Canonical logs of a block range that match a filter, oldest first. */
-    logs: { from: 'transport'; req: LogQuery; res: LogRecord[] };
     /** Blocks' RLP, by hash; null for a block not found. */
     rawBlocks: { from: 'transport'; req: { hashes: Uint8Array[] }; res: (Uint8Array | null)[] };
     /** Calls simulated on the state after blocks, in order. */
@@ -101,7 +103,6 @@ export const TRANSPORT_CHAIN = declareChannel<TransportChain>({
     receipts: 'transport',
     transactions: 'transport',
     accounts: 'transport',
-    logs: 'transport',
     rawBlocks: 'transport',
     simulations: 'transport',
   },
@@ -130,6 +131,23 @@ export const TRANSPORT_TXPOOL = declareChannel<TransportTxPool>({
   ends: ['transport', 'txpool'],
   requests: { rpc: 'transport', subscriptionInterest: 'transport', pending: 'transport', transactions: 'transport' },
   events: { pendingTransactions: 'txpool', droppedTransactions: 'txpool' },
+});
+
+/** Logs (eth_getLogs, log and block filters, GraphQL's logs) are the log index's (src/logindex/). */
+export type TransportLogIndex = {
+  ends: ['transport', 'logindex'];
+  requests: {
+    rpc: RpcRequest;
+    /** Canonical logs of a block range that match a filter, oldest first. */
+    logs: { from: 'transport'; req: LogQuery; res: LogRecord[] };
+  };
+  events: Record<never, never>;
+};
+export const TRANSPORT_LOGINDEX = declareChannel<TransportLogIndex>({
+  name: 'transport→logindex',
+  ends: ['transport', 'logindex'],
+  requests: { rpc: 'transport', logs: 'transport' },
+  events: {},
 });
 
 export type TransportConsensus = { ends: ['transport', 'consensus']; requests: { rpc: RpcRequest }; events: Record<never, never> };
@@ -224,6 +242,30 @@ export const CONSENSUS_CHAIN = declareChannel<ConsensusChain>({
     call: 'consensus',
   },
   events: { newHead: 'chain' },
+});
+
+/**
+ * The chain feeds the log index: each new head's added blocks with their logs as an event, and on
+ * request what the index needs to catch up or to find where its blocks left the canonical chain.
+ */
+export type LogIndexChain = {
+  ends: ['logindex', 'chain'];
+  requests: {
+    head: { from: 'logindex'; req: null; res: HeadInfo };
+    /** Canonical blocks `from..to` (stopping at the head) with their logs, oldest first. */
+    canonicalLogs: { from: 'logindex'; req: { from: bigint; to: bigint }; res: IndexedBlock[] };
+    /** Canonical hashes of blocks `from..to` (stopping at the head), oldest first. */
+    canonicalHashes: { from: 'logindex'; req: { from: bigint; to: bigint }; res: Uint8Array[] };
+    /** Any stored block with its logs, canonical or not; null when the chain does not hold it. */
+    blockLogs: { from: 'logindex'; req: { hash: Uint8Array }; res: IndexedBlock | null };
+  };
+  events: { canonicalLogs: { from: 'chain'; body: CanonicalLogsEvent } };
+};
+export const LOGINDEX_CHAIN = declareChannel<LogIndexChain>({
+  name: 'logindex↔chain',
+  ends: ['logindex', 'chain'],
+  requests: { head: 'logindex', canonicalLogs: 'logindex', canonicalHashes: 'logindex', blockLogs: 'logindex' },
+  events: { canonicalLogs: 'chain' },
 });
 
 export type ConsensusTxPool = {

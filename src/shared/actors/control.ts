@@ -40,6 +40,8 @@ export interface ActorStartInfo {
   consensus: null;
   /** The devp2p port actually bound. */
   p2p: { port: number };
+  /** Where the index stood when it opened (it catches up with the chain afterwards). */
+  logindex: { indexedBlocks: bigint };
   /** The ports this thread bound itself (the HTTP port is the supervisor's connection guard's). */
   transport: { httpPort?: number; wsPort?: number; graphqlPort?: number };
   reader: null;

@@ -285,6 +285,35 @@ export interface LogRecord {
   location: LogLocation;
 }
 
+// ---------------------------------------------------------------------------------------------
+// The log index (src/logindex/): what the chain sends it of each canonical block
+// ---------------------------------------------------------------------------------------------
+
+/** One log of a block with the index of the transaction that emitted it. */
+export interface BlockLog {
+  log: RawLog;
+  txIndex: number;
+}
+
+/** A block as the log index keeps it: where it sits in the chain, and its logs in order. */
+export interface IndexedBlock {
+  number: bigint;
+  hash: Uint8Array;
+  parentHash: Uint8Array;
+  timestamp: bigint;
+  /** The hashes of the block's transactions, in order; empty when the block has no log. */
+  txHashes: Uint8Array[];
+  logs: BlockLog[];
+}
+
+/**
+ * Blocks that joined the canonical chain, oldest first, sent to the log index after each new head.
+ * Whatever the index holds above the first one's parent has left the canonical chain.
+ */
+export interface CanonicalLogsEvent {
+  added: IndexedBlock[];
+}
+
 /** Canonical logs of blocks `fromBlock..toBlock` (clamped at the head) that match addresses and topics. */
 export interface LogQuery {
   fromBlock: bigint;

@@ -44,10 +44,6 @@ export interface ChainActorData extends ActorDataBase {
   rpcGasCap: bigint;
   /** Floor of eth_gasPrice (`--min-gas-price`). */
   minGasPrice: bigint;
-  /** `--rpc-max-logs-range` for eth_getLogs (0 = unlimited). */
-  rpcMaxLogsRange: bigint;
-  /** `--rpc-max-logs-count`: the most logs one answer carries (0 = unlimited). */
-  rpcMaxLogsCount: number;
   /** `--min-priority-fee`, the floor of eth_maxPriorityFeePerGas. */
   minPriorityFee: bigint;
   /** Published head number/hash that transports read without a round trip. */
@@ -55,7 +51,20 @@ export interface ChainActorData extends ActorDataBase {
   /** `--revert-reason-enabled` and `--target-gas-limit`. */
   chain: ChainOptions;
   /** `readers`: the ends towards each state reader thread (`--Xstate-reader-threads`). */
-  ports: { txpool: MessagePort; consensus: MessagePort; p2p?: MessagePort; transports: MessagePort[]; readers: MessagePort[] };
+  ports: { txpool: MessagePort; consensus: MessagePort; p2p?: MessagePort; logindex: MessagePort; transports: MessagePort[]; readers: MessagePort[] };
+}
+
+export interface LogIndexActorData extends ActorDataBase {
+  actor: 'logindex';
+  /** The data path; the index is in its `log-index` folder (src/shared/util/data-path.ts). */
+  dataPath: string;
+  /** `--rpc-max-logs-range` for eth_getLogs (0 = unlimited). */
+  rpcMaxLogsRange: bigint;
+  /** `--rpc-max-logs-count`: the most logs one answer carries (0 = unlimited). */
+  rpcMaxLogsCount: number;
+  /** The head the chain publishes: a query waits until the index has reached it. */
+  headView: SharedArrayBuffer;
+  ports: { chain: MessagePort; transports: MessagePort[] };
 }
 
 /**
@@ -226,7 +235,7 @@ export interface TransportActorData extends ActorDataBase {
   p2pStatusView?: SharedArrayBuffer;
   headView: SharedArrayBuffer;
   /** `p2p` is absent when P2P is disabled; `readers`: one end per state reader thread (none: the chain reads state). */
-  ports: { chain: MessagePort; txpool: MessagePort; consensus: MessagePort; p2p?: MessagePort; readers: MessagePort[] };
+  ports: { chain: MessagePort; txpool: MessagePort; consensus: MessagePort; p2p?: MessagePort; logindex: MessagePort; readers: MessagePort[] };
 }
 
 /** The data of each actor kind. */
@@ -235,6 +244,7 @@ export interface ActorDataOf {
   txpool: TxPoolActorData;
   consensus: ConsensusActorData;
   p2p: P2pActorData;
+  logindex: LogIndexActorData;
   transport: TransportActorData;
   reader: ReaderActorData;
 }

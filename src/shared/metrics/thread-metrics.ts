@@ -40,6 +40,7 @@ export interface ActorMetrics {
   consensus: QbftProgress | null;
   /** The peer count is in shared memory already (p2p-status-view.ts). */
   p2p: null;
+  logindex: null;
   transport: { rpc: MethodTimings[] };
   /** A state reader's calls are timed by the transport that sent them. */
   reader: null;

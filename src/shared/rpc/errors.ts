@@ -118,6 +118,8 @@ export const RpcErrors = {
   WORLD_STATE_UNAVAILABLE: { code: -32000, message: 'World state unavailable' },
   FILTER_NOT_FOUND: { code: -32000, message: 'Filter not found' },
   LOGS_FILTER_NOT_FOUND: { code: -32000, message: 'Logs filter not found' },
+  /** The log index is still reading blocks from the chain (a rebuild) and did not reach the head in time. */
+  LOG_INDEX_BEHIND: { code: -32000, message: 'Log index is catching up with the chain' },
   SUBSCRIPTION_NOT_FOUND: { code: -32000, message: 'Subscription not found' },
   INVALID_INPUT: { code: -32000, message: 'Invalid input' },
   PARENT_BLOCK_NOT_FOUND: { code: -32000, message: 'Parent block not found' },

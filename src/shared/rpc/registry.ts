@@ -24,7 +24,7 @@ import { subscriptionMethods } from './methods/subscription-methods.js';
  * thread (state at a block, simulations), or the chain when the node runs none
  * (`--Xstate-reader-threads=0`): the chain answers every `reader` method too.
  */
-export type Owner = 'chain' | 'txpool' | 'consensus' | 'p2p' | 'transport' | 'reader';
+export type Owner = 'chain' | 'txpool' | 'consensus' | 'p2p' | 'logindex' | 'transport' | 'reader';
 
 /** The JSON-RPC transports: each serves the registry with its own enabled API groups. */
 export type JsonRpcTransport = 'http' | 'ws' | 'ipc';

@@ -66,6 +66,7 @@ function counting(backend: GraphqlBackend, counts: Map<string, number>): Graphql
     syncStatus: () => backend.syncStatus(),
     chain: { request: (type, body) => (count(`chain.${type}`), backend.chain.request(type, body)) },
     txpool: { request: (type, body) => (count(`txpool.${type}`), backend.txpool.request(type, body)) },
+    logindex: { request: (type, body) => (count(`logindex.${type}`), backend.logindex.request(type, body)) },
   };
 }
 

@@ -5,7 +5,7 @@
  * turn of the event loop (batcher.ts), and a query past its deadline asks nothing more.
  */
 import type { ChannelEnd } from '../../shared/actors/channel.js';
-import type { TransportChain, TransportTxPool } from '../../shared/actors/channels.js';
+import type { TransportChain, TransportLogIndex, TransportTxPool } from '../../shared/actors/channels.js';
 import type {
   AccountRead,
   AccountState,
@@ -26,6 +26,7 @@ import { Batcher } from './batcher.js';
 export interface GraphqlBackend {
   chain: Pick<ChannelEnd<TransportChain, 'transport'>, 'request'>;
   txpool: Pick<ChannelEnd<TransportTxPool, 'transport'>, 'request'>;
+  logindex: Pick<ChannelEnd<TransportLogIndex, 'transport'>, 'request'>;
   chainId: bigint;
   /** The head number published by the chain (shared memory), null before it publishes one. */
   headNumber(): bigint | null;
@@ -204,7 +205,7 @@ export class QueryData {
     const logs: LogRecord[] = [];
     for (let from = query.fromBlock; from <= last; from += LOG_BLOCKS_PER_REQUEST) {
       const to = from + LOG_BLOCKS_PER_REQUEST - 1n < last ? from + LOG_BLOCKS_PER_REQUEST - 1n : last;
-      logs.push(...(await this.ask(() => this.backend.chain.request('logs', { ...query, fromBlock: from, toBlock: to }))));
+      logs.push(...(await this.ask(() => this.backend.logindex.request('logs', { ...query, fromBlock: from, toBlock: to }))));
     }
     return logs;
   }

@@ -1,6 +1,6 @@
 /**
- * Registry entries: Logs and filters (rpc-auth-cli.md §5): block and log filters in the chain actor,
- * pending-transaction filters in the pool.
+ * Registry entries: Logs and filters (rpc-auth-cli.md §5): logs, block and log filters in the log
+ * index actor (src/logindex/), pending-transaction filters in the pool.
  * Spread into the ONE registry in ../registry.ts; see MethodSpec there for what an entry holds.
  */
 import type { MethodSpec } from '../registry.js';
@@ -10,31 +10,31 @@ import { noParams, type FilterIdParams, type LogFilterParams } from './param-sha
 export const logMethods = {
   eth_getLogs: {
     group: 'ETH',
-    owner: 'chain',
+    owner: 'logindex',
     parseParams: (raw: readonly unknown[]): LogFilterParams => ({ filter: parseLogFilter(raw[0]) }),
   },
   eth_newFilter: {
     group: 'ETH',
-    owner: 'chain',
+    owner: 'logindex',
     parseParams: (raw: readonly unknown[]): LogFilterParams => ({ filter: parseLogFilter(raw[0]) }),
   },
-  eth_newBlockFilter: { group: 'ETH', owner: 'chain', parseParams: noParams },
+  eth_newBlockFilter: { group: 'ETH', owner: 'logindex', parseParams: noParams },
   eth_newPendingTransactionFilter: { group: 'ETH', owner: 'txpool', parseParams: noParams },
-  /** Block and log filters live in the chain actor, pending-transaction filters in the pool. */
+  /** Block and log filters live in the log index, pending-transaction filters in the pool. */
   eth_getFilterChanges: {
     group: 'ETH',
-    owner: 'chain',
+    owner: 'logindex',
     fallbackOwner: 'txpool',
     parseParams: (raw: readonly unknown[]): FilterIdParams => ({ id: parseFilterId(raw[0]) }),
   },
   eth_getFilterLogs: {
     group: 'ETH',
-    owner: 'chain',
+    owner: 'logindex',
     parseParams: (raw: readonly unknown[]): FilterIdParams => ({ id: parseFilterId(raw[0]) }),
   },
   eth_uninstallFilter: {
     group: 'ETH',
-    owner: 'chain',
+    owner: 'logindex',
     fallbackOwner: 'txpool',
     parseParams: (raw: readonly unknown[]): FilterIdParams => ({ id: parseFilterId(raw[0]) }),
   },

@@ -3,9 +3,8 @@
 // Node options (--data-path, --genesis-file, --network, ...) may come before the subcommand, as with Besu, or
 // after it among the subcommand's own options.
 
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { resolve as resolvePath } from 'node:path';
 import { Flags } from '@oclif/core';
 import { BasaltCommand, separateNodeOptions } from '../../command.js';
 import { CliUsageError, invalidValue, USAGE_ERROR_EXIT_CODE } from '../../errors.js';
@@ -137,33 +136,26 @@ interface ImportOutput {
 /** Opens the chain of the data path, imports every file in order and closes it; resolves with the exit code. */
 async function importFiles(args: BlocksImportArgs, options: NodeOptions, output: ImportOutput): Promise<number> {
   // Loaded here so that parameter errors never load RocksDB or the EVM.
-  const [{ resolveNetwork }, { chainSpecFromGenesis }, { Chain }, { prepareDatabaseLocation }, { parseGenesisJson }, importer, blockFile, { TaskPool }] = await Promise.all([
-    import('../../../supervisor/network.js'),
-    import('../../../../shared/execution/network-spec.js'),
-    import('../../../../chain/chain.js'),
-    import('../../../../chain/database-location.js'),
-    import('../../../../shared/ethereum/genesis.js'),
+  const [{ openOfflineChain }, importer, blockFile, { TaskPool }, { importChecksFor }] = await Promise.all([
+    import('../../offline-chain.js'),
     import('../../../../chain/block-importer.js'),
     import('../../../../chain/block-file.js'),
     import('../../../../shared/util/task-pool.js'),
+    import('../../../../chain/import-rules.js'),
   ]);
-  const network = resolveNetwork(options);
-  const genesis = parseGenesisJson(network.genesisJson);
-  const spec = await chainSpecFromGenesis(network.genesisJson, options.networkId ?? undefined);
-  const dataPath = resolvePath(options.dataPath);
-  mkdirSync(dataPath, { recursive: true });
-  const location = await prepareDatabaseLocation(dataPath, (message) => output.out(`${message}\n`));
-
+  // Imported blocks keep their gas limits; the revert reasons of their transactions are kept as a node would.
+  // Blocks from a file can be imported again: one fsync when the chain closes, not one per block.
+  const { chain, genesis, genesisJson, dataPath } = await openOfflineChain(options, true, (message) => output.out(`${message}\n`), {
+    revertReasonEnabled: options.revertReasonEnabled,
+    syncEachBlock: false,
+  });
   const recovery = new TaskPool<typeof recoverSenders>(new URL('../../../../../workers/tasks/sender-recovery.task.js', import.meta.url), {
-    workerData: { genesisJson: network.genesisJson },
+    workerData: { genesisJson },
     maxThreads: Math.max(1, availableParallelism() - 1),
     idleTimeout: 5_000,
   });
-  // Imported blocks keep their gas limits; the revert reasons of their transactions are kept as a node would.
-  // Blocks from a file can be imported again: one fsync when the chain closes, not one per block.
-  const chain = await Chain.open(location, spec, { revertReasonEnabled: options.revertReasonEnabled, syncEachBlock: false });
   try {
-    const checks = await (await import('../../../../chain/import-rules.js')).importChecksFor(chain, genesis, args.skipPowValidation);
+    const checks = await importChecksFor(chain, genesis, args.skipPowValidation);
     output.out(`Importing into ${dataPath}, chain head #${chain.getHead().number} ${toHex(chain.getHead().hash)}\n`);
     for (const file of args.files) {
       let data: Uint8Array;

@@ -1,16 +1,4 @@
-import rocksdbModule from 'rocksdb';
-
-/** rocksdb is CommonJS whose typings claim a default export; the factory is the module itself. */
-type RocksFactory = (location: string) => RocksHandle;
-interface RocksHandle {
-  open(options: { createIfMissing: boolean }, cb: (err: Error | undefined) => void): void;
-  close(cb: (err: Error | undefined) => void): void;
-  get(key: Uint8Array, options: { asBuffer: true; fillCache?: boolean }, cb: (err: Error | undefined, value: Buffer) => void): void;
-  batch(ops: RocksOp[], options: { sync?: boolean }, cb: (err: Error | undefined) => void): void;
-}
-type RocksOp = { type: 'put'; key: Uint8Array; value: Uint8Array } | { type: 'del'; key: Uint8Array };
-
-const openRocks = rocksdbModule as unknown as RocksFactory;
+import { loadRocksdb, type RocksHandle, type RocksOp } from './rocksdb-binding.js';
 
 export type KvOp = RocksOp;
 
@@ -24,7 +12,7 @@ export interface WriteOptions {
 }
 
 /**
- * The promise-shaped face of the one RocksDB handle. Writes only happen in batches so that a block's
+ * The promise-shaped face of a RocksDB handle (the chain's database, and the log index's own). Writes only happen in batches so that a block's
  * data, its state and the head pointer land atomically: a batch is one record of RocksDB's
  * write-ahead log, and recovery (point-in-time, RocksDB's default) replays whole records only.
  */
@@ -37,7 +25,7 @@ export class KvStore {
   private constructor(private readonly db: RocksHandle) {}
 
   static async open(location: string): Promise<KvStore> {
-    const db = openRocks(location);
+    const db = (await loadRocksdb())(location);
     await new Promise<void>((resolve, reject) =>
       db.open({ createIfMissing: true }, (err) => (err ? reject(describeOpenError(err, location)) : resolve())),
     );
@@ -64,6 +52,28 @@ export class KvStore {
       op.type === 'put' ? { type: 'put' as const, key: asBuffer(op.key), value: asBuffer(op.value) } : { type: 'del' as const, key: asBuffer(op.key) },
     );
     return this.track(() => new Promise<void>((resolve, reject) => this.db.batch(native, { sync }, (err) => (err ? reject(err) : resolve()))));
+  }
+
+  /**
+   * The keys from `gte` (inclusive) to `lt` (exclusive), in order. RocksDB hands them over in batches
+   * (its iterator's high-water mark), so a range of many short keys costs a few native calls.
+   */
+  keys(gte: Uint8Array, lt: Uint8Array): Promise<Uint8Array[]> {
+    return this.track(
+      () =>
+        new Promise<Uint8Array[]>((resolve, reject) => {
+          const iterator = this.db.iterator({ gte: asBuffer(gte), lt: asBuffer(lt), keys: true, values: false, keyAsBuffer: true });
+          const found: Uint8Array[] = [];
+          const finish = (err: Error | undefined) => iterator.end((endErr) => (err ?? endErr ? reject(err ?? endErr) : resolve(found)));
+          const step = (): void =>
+            iterator.next((err, key) => {
+              if (err || key === undefined) return finish(err);
+              found.push(new Uint8Array(key.buffer, key.byteOffset, key.byteLength));
+              step();
+            });
+          step();
+        }),
+    );
   }
 
   /** Refuses new operations, waits for running ones, then closes the database. */
