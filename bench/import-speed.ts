@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { bytesToHex, hexToBytes, setLengthLeft, bigIntToBytes } from '@ethereumjs/util';
 import secp256k1 from 'secp256k1';
 import { Chain } from '../src/chain/chain.js';
-import { chainSpecFromGenesis } from '../src/chain/network-spec.js';
+import { chainSpecFromGenesis } from '../src/shared/execution/network-spec.js';
 import { parseFlags } from './lib/args.js';
 import { onCleanup, runBenchmark } from './lib/cleanup.js';
 import { fixed, log, printTable, rate } from './lib/format.js';

@@ -4,6 +4,11 @@
  * next to a bare uWebSockets.js server answering a fixed body (the transport's ceiling). Prints
  * figures; asserts nothing.
  *
+ * With `--reader-threads=0,1,2` each node is measured with that many state reader threads
+ * (`--Xstate-reader-threads`: eth_call and eth_getBalance leave the chain thread); with
+ * `--compare-build=/work/main` another checkout's build is measured beside this one, in the same run;
+ * with `--rounds=N` the targets are measured N times in turn and each figure's spread is printed.
+ *
  * With `--metrics=off,on` each node is measured without and then with `--metrics-enabled` (scraped
  * every second during the run, more often than a Prometheus server would): the cost of metrics.
  *
@@ -19,6 +24,7 @@ import { jsonPostRequest, rpcBody, RpcClient, runClosedLoop } from './lib/http-c
 import { CpuMeter } from './lib/proc.js';
 import { deployStoreAndLog } from './lib/contracts.js';
 import { LatencyRecorder, summarizeLatencies } from './lib/stats.js';
+import { accountFromKey, signingCommon, signTx } from './lib/signing.js';
 import { runWrk, wrkPath } from './lib/wrk.js';
 
 const HOST = '127.0.0.1';
@@ -37,6 +43,10 @@ const flags = parseFlags('dist/bench/rpc-throughput.js', {
   wrk: { default: false, description: 'generate load with wrk instead of the in-process generator' },
   'wrk-threads': { default: 1, min: 1, description: 'wrk threads (-t)' },
   'cpu-prof-dir': { default: '', description: 'run the nodes with --cpu-prof, profiles into this directory' },
+  'reader-threads': { default: '', description: 'comma-separated --Xstate-reader-threads values to measure (default: the node\'s own)' },
+  'compare-build': { default: '', description: 'another checkout (its bin/run.js and dist/) measured beside this build, without reader flags' },
+  rounds: { default: 1, min: 1, description: 'how many times each target is measured, in turn' },
+  'transfers-per-second': { default: 0, min: 0, description: 'pre-signed transfers sent during each run, so that blocks are built meanwhile' },
   'max-seconds': { default: 300, min: 10, description: 'ceiling on the whole run' },
 });
 
@@ -87,11 +97,32 @@ async function main(): Promise<void> {
 
   const metricsModes = flags.metrics.split(',').map((m) => m.trim());
   if (metricsModes.some((m) => m !== 'on' && m !== 'off')) throw new Error(`--metrics must list off and on, got ${flags.metrics}`);
-  for (const [workers, metrics] of workerCounts.flatMap((w) => metricsModes.map((m) => [w, m === 'on'] as const))) {
-    const target = `node, ${workers} HTTP worker${workers > 1 ? 's' : ''}${metricsModes.length > 1 || metrics ? `, metrics ${metrics ? 'on' : 'off'}` : ''}`;
-    const args = [`--rpc-http-workers=${workers}`, ...(metrics ? ['--metrics-enabled', '--metrics-port=0'] : [])];
-    log(`starting a dev node with ${args.join(' ')}`);
-    const bench = await startBenchNode({ args, cpuProfileDir: flags['cpu-prof-dir'] || undefined });
+  const readerCounts: (number | undefined)[] = flags['reader-threads'] === '' ? [undefined] : flags['reader-threads'].split(',').map((r) => Number(r.trim()));
+  if (readerCounts.some((n) => n !== undefined && (!Number.isInteger(n) || n < 0))) throw new Error(`--reader-threads must list integers ≥ 0, got ${flags['reader-threads']}`);
+  const builds: { name: string; bin?: string }[] = [
+    { name: 'node' },
+    ...(flags['compare-build'] === '' ? [] : [{ name: `${flags['compare-build']}`, bin: `${flags['compare-build']}/bin/run.js` }]),
+  ];
+  const targets = workerCounts.flatMap((workers) =>
+    metricsModes.flatMap((m) =>
+      builds.flatMap((build) => (build.bin === undefined ? readerCounts : [undefined]).map((readers) => ({ workers, metrics: m === 'on', build, readers }))),
+    ),
+  );
+  const rounds = Array.from({ length: flags.rounds }, () => targets).flat();
+  for (const { workers, metrics, build, readers } of rounds) {
+    const target =
+      `${build.name}, ${workers} HTTP worker${workers > 1 ? 's' : ''}` +
+      (readers === undefined ? '' : `, ${readers} reader${readers === 1 ? '' : 's'}`) +
+      (metricsModes.length > 1 || metrics ? `, metrics ${metrics ? 'on' : 'off'}` : '');
+    const args = [
+      `--rpc-http-workers=${workers}`,
+      ...(readers === undefined ? [] : [`--Xstate-reader-threads=${readers}`]),
+      ...(metrics ? ['--metrics-enabled', '--metrics-port=0'] : []),
+      // One sender's transfers queue up between 1-second blocks.
+      ...(flags['transfers-per-second'] > 0 ? ['--tx-pool-max-future-by-sender=100000'] : []),
+    ];
+    log(`starting a dev node (${build.name}) with ${args.join(' ')}`);
+    const bench = await startBenchNode({ args, cpuProfileDir: flags['cpu-prof-dir'] || undefined, ...(build.bin ? { bin: build.bin } : {}) });
     const scraper = metrics ? scrapeEverySecond(bench.output) : undefined;
     try {
       const contract = await deployStoreAndLog(bench.port);
@@ -100,10 +131,14 @@ async function main(): Promise<void> {
         ['eth_getBalance', [DEV_ACCOUNTS[0].address, 'latest']],
         ['eth_call', [{ to: contract, data: '0x' }, 'latest']],
       ];
+      const transfers = flags['transfers-per-second'] > 0 ? await transferLoad(bench.port) : undefined;
       for (const [method, params] of calls.filter(([m]) => methods.includes(m))) {
         await checkAnswer(bench.port, method, params);
+        const sending = transfers?.send((flags.warmup + flags.seconds) * 1000);
         results.push(await measure(bench.port, rpcBody(method, params), target, method, bench.pid));
+        const sent = await sending;
         report(results[results.length - 1]!);
+        if (sent !== undefined) log(`  beside it ${sent} transfers sent, head now #${BigInt(await new RpcClient(HOST, bench.port).call<string>('eth_blockNumber'))}`);
       }
     } finally {
       scraper?.stop();
@@ -126,11 +161,67 @@ async function main(): Promise<void> {
       Number.isNaN(r.generatorCpu) ? 'n/a' : `${fixed(r.generatorCpu, 0)}%`,
     ]),
   );
+  if (flags.rounds > 1) printSpread(results);
   const baseline = results.find((r) => r.target === BARE_TARGET);
   for (const r of results.filter((m) => m.method === 'eth_blockNumber')) {
     if (baseline) console.log(`eth_blockNumber on ${r.target} / bare uWS = ${fixed(r.requestsPerSecond / baseline.requestsPerSecond, 3)}`);
   }
   console.log('(CPU figures are % of one core; the machine has 2 cores shared by the generator and the server)');
+}
+
+/**
+ * Transfers of 1 wei from a dev account (not the one eth_getBalance reads), signed ahead of each run and
+ * sent at `--transfers-per-second` over one connection while the run lasts: blocks are built and
+ * imported on the chain thread meanwhile. Resolves with how many were sent.
+ */
+async function transferLoad(port: number): Promise<{ send(durationMs: number): Promise<number> }> {
+  const client = new RpcClient(HOST, port);
+  const from = accountFromKey(DEV_ACCOUNTS[2].privateKey);
+  const common = signingCommon(1337);
+  let nonce = BigInt(await client.call<string>('eth_getTransactionCount', [from.address, 'pending']));
+  const to = DEV_ACCOUNTS[1].address;
+  return {
+    async send(durationMs) {
+      const rate = flags['transfers-per-second'];
+      const raws = Array.from({ length: Math.ceil((rate * durationMs) / 1000) }, () =>
+        signTx(common, from, { nonce: nonce++, to, value: 1n, gasLimit: 21_000n, maxFeePerGas: 100_000_000_000n, maxPriorityFeePerGas: 1_000_000_000n }).raw,
+      );
+      const started = Date.now();
+      let sent = 0;
+      while (sent < raws.length && Date.now() - started < durationMs) {
+        const due = Math.min(raws.length, Math.floor(((Date.now() - started) * rate) / 1000) + 1);
+        while (sent < due) await client.call('eth_sendRawTransaction', [raws[sent++]]);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      // Nonces not sent are signed again next run from the pool's count.
+      nonce = BigInt(await client.call<string>('eth_getTransactionCount', [from.address, 'pending']));
+      return sent;
+    },
+  };
+}
+
+/** Each target and method measured more than once: the median, the spread, and the ratio to the first target's median. */
+function printSpread(results: Measurement[]): void {
+  const groups = new Map<string, number[]>();
+  for (const r of results) {
+    const key = `${r.target}\u0000${r.method}`;
+    groups.set(key, [...(groups.get(key) ?? []), r.requestsPerSecond]);
+  }
+  const median = (values: number[]) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    const mid = Math.floor(sorted.length / 2);
+    return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  };
+  const firstOf = new Map<string, number>();
+  const rows: string[][] = [];
+  for (const [key, values] of groups) {
+    const [target, method] = key.split('\u0000') as [string, string];
+    const m = median(values);
+    if (!firstOf.has(method)) firstOf.set(method, m);
+    rows.push([target, method, fixed(m, 0), `${fixed(Math.min(...values), 0)}–${fixed(Math.max(...values), 0)}`, fixed(m / firstOf.get(method)!, 2), values.map((v) => fixed(v, 0)).join(' ')]);
+  }
+  console.log(`\n=== ${flags.rounds} rounds: median req/s, spread, ratio to the first target ===`);
+  printTable(['target', 'method', 'median', 'min–max', 'ratio', 'runs'], rows);
 }
 
 /** Scrapes the node's /metrics every second, as a (busy) Prometheus server would; its port is read from the node's log. */

@@ -2,16 +2,16 @@
  * Chain actor thread: the one owner of RocksDB. Opens the chain, serves each channel what its edge
  * declares (src/chain/chain-actor.ts), publishes the head for the transports, and pushes every new
  * head to the pool, consensus and p2p, the new canonical blocks to the transports that subscribe, and
- * their logs to the log index.
+ * their logs to the log index; serves the state reader threads the state values and blocks they ask for.
  */
 import { exposeControl } from '../src/shared/actors/control.js';
 import { openChannel } from '../src/shared/actors/channel.js';
-import { CONSENSUS_CHAIN, LOGINDEX_CHAIN, P2P_CHAIN, TRANSPORT_CHAIN, TXPOOL_CHAIN } from '../src/shared/actors/channels.js';
+import { CONSENSUS_CHAIN, LOGINDEX_CHAIN, P2P_CHAIN, READER_CHAIN, TRANSPORT_CHAIN, TXPOOL_CHAIN } from '../src/shared/actors/channels.js';
 import { actorData } from '../src/shared/actors/worker-data.js';
 import { Chain } from '../src/chain/chain.js';
 import { prepareDatabaseLocation } from '../src/chain/database-location.js';
 import { ChainActor } from '../src/chain/chain-actor.js';
-import { chainSpecFromGenesis } from '../src/chain/network-spec.js';
+import { chainSpecFromGenesis } from '../src/shared/execution/network-spec.js';
 import { parseGenesisJson } from '../src/shared/ethereum/genesis.js';
 import { HeadWriter } from '../src/shared/shared-memory/head-view.js';
 import { Logger, setLogLevel } from '../src/shared/util/log.js';
@@ -53,6 +53,7 @@ exposeControl('chain', {
     p2p?.serve(actor.p2p);
     logIndex.serve(actor.logIndex);
     transports.forEach((channel, index) => channel.serve(actor.transportHandlers(index)));
+    for (const port of data.ports.readers) openChannel(READER_CHAIN, 'chain', port).serve(actor.reader);
     const head = actor.head();
     headView.publish(head.number, head.hash);
     const genesisHash = await opened.store.getCanonicalHash(0n);

@@ -11,7 +11,7 @@
  */
 import { exposeControl } from '../src/shared/actors/control.js';
 import { openChannel, RemoteError } from '../src/shared/actors/channel.js';
-import { TRANSPORT_CHAIN, TRANSPORT_CONSENSUS, TRANSPORT_LOGINDEX, TRANSPORT_P2P, TRANSPORT_TXPOOL } from '../src/shared/actors/channels.js';
+import { TRANSPORT_CHAIN, TRANSPORT_CONSENSUS, TRANSPORT_LOGINDEX, TRANSPORT_P2P, TRANSPORT_READER, TRANSPORT_TXPOOL } from '../src/shared/actors/channels.js';
 import { actorData } from '../src/shared/actors/worker-data.js';
 import { RpcErrors, toRpcErrorObject } from '../src/shared/rpc/errors.js';
 import { ETH_PROTOCOL_VERSION } from '../src/shared/ethereum/eth-protocol.js';
@@ -60,6 +60,10 @@ exposeControl('transport', {
       logindex: openChannel(TRANSPORT_LOGINDEX, 'transport', data.ports.logindex),
       p2p: data.ports.p2p === undefined ? undefined : openChannel(TRANSPORT_P2P, 'transport', data.ports.p2p),
     };
+    const readers = data.ports.readers.map((port) => openChannel(TRANSPORT_READER, 'transport', port));
+    let nextReader = 0;
+    /** A state reader thread, taken in turn; the chain answers their methods when there is none. */
+    const readerChannel = () => (readers.length === 0 ? actors.chain : readers[nextReader++ % readers.length]!);
     const head = new HeadReader(data.headView);
     const p2pStatus = data.p2pStatusView === undefined ? undefined : new P2pStatusReader(data.p2pStatusView);
     const peerCount = () => p2pStatus?.peerCount() ?? 0;
@@ -91,9 +95,9 @@ exposeControl('transport', {
         ...(data.metricsService === undefined ? {} : { metrics: data.metricsService }),
         ...(data.p2p === undefined ? {} : { p2p: data.p2p }),
       });
-    const toActor = async (owner: keyof typeof actors, method: string, params: Wire): Promise<RpcOutcome> => {
+    const toActor = async (owner: keyof typeof actors | 'reader', method: string, params: Wire): Promise<RpcOutcome> => {
       try {
-        const channel: { request(type: 'rpc', body: RpcCall): Promise<string> } | undefined = actors[owner];
+        const channel: { request(type: 'rpc', body: RpcCall): Promise<string> } | undefined = owner === 'reader' ? readerChannel() : actors[owner];
         if (channel === undefined) return { error: RpcErrors.P2P_DISABLED };
         return { resultJson: await channel.request('rpc', { method, params }) };
       } catch (err) {

@@ -17,6 +17,8 @@ export interface BenchNodeOptions {
   p2p?: boolean;
   /** Added to the node's environment. */
   env?: Record<string, string>;
+  /** Another build's bin/run.js (e.g. main's checkout), to compare builds in one run. */
+  bin?: string;
   /** Called with every complete line the node prints (stdout and stderr). */
   onLine?: (line: string) => void;
 }
@@ -48,6 +50,7 @@ export async function startBenchNode(opts: BenchNodeOptions = {}): Promise<Bench
     nodeFlags: opts.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${opts.cpuProfileDir}`] : [],
     readyTimeoutMs: 60_000,
     ...(opts.env ? { env: opts.env } : {}),
+    ...(opts.bin ? { bin: opts.bin } : {}),
   });
   if (opts.onLine) {
     const onLine = opts.onLine;

@@ -2,9 +2,10 @@
  * The chain actor's core: what it answers on each of its channels and whom it tells about a new head.
  * No ports here — workers/chain.worker.ts opens the channels and hands them these handler tables.
  */
+import { RLP } from '@ethereumjs/rlp';
 import { Address, bytesToHex } from '@ethereumjs/util';
 import type { ChannelHandlers } from '../shared/actors/channel.js';
-import type { ConsensusChain, LogIndexChain, P2pChain, TransportChain, TxPoolChain } from '../shared/actors/channels.js';
+import type { ConsensusChain, LogIndexChain, P2pChain, ReaderChain, TransportChain, TxPoolChain } from '../shared/actors/channels.js';
 import type { CanonicalBlocksEvent, CanonicalLogsEvent, HeadInfo, NewHeadEvent } from '../shared/actors/messages.js';
 import type { Genesis } from '../shared/ethereum/genesis.js';
 import { serveMethodsAsJsonText } from '../shared/rpc/dispatch.js';
@@ -35,6 +36,15 @@ export interface ChainActorOptions {
   log: Logger;
 }
 
+/**
+ * `bytes` in a buffer of its own, or null: a value RocksDB handed back may be a view of a larger
+ * buffer, which posting to another thread would copy whole.
+ */
+function ownBytes(bytes: Uint8Array | undefined): Uint8Array | null {
+  if (bytes === undefined) return null;
+  return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : bytes.slice();
+}
+
 /** An EIP-7702 delegation (0xef0100 ‖ address) is code that may still send transactions. */
 function isDelegation(code: Uint8Array): boolean {
   return code.length === 23 && code[0] === 0xef && code[1] === 0x01 && code[2] === 0x00;
@@ -44,6 +54,8 @@ export class ChainActor {
   readonly txpool: ChannelHandlers<TxPoolChain, 'chain'>;
   readonly consensus: ChannelHandlers<ConsensusChain, 'chain'>;
   readonly p2p: ChannelHandlers<P2pChain, 'chain'>;
+  /** What every state reader thread asks (src/reader/). */
+  readonly reader: ChannelHandlers<ReaderChain, 'chain'>;
   readonly logIndex: ChannelHandlers<LogIndexChain, 'chain'>;
   /** The checks of blocks from peers, made on first use: `blocks import`'s. */
   private syncChecks: Promise<ImportChecks> | undefined;
@@ -58,6 +70,16 @@ export class ChainActor {
   ) {
     const rpc = new ChainRpc(chain, { ...options.rpc, pendingNonce: options.pendingNonce });
     this.serveRpc = serveMethodsAsJsonText('chain', rpc.handlers);
+    this.reader = {
+      stateValues: ({ keys }) => Promise.all(keys.map(async (key) => ownBytes(await chain.stateValue(key)))),
+      block: async ({ ref }) => {
+        const block = await rpc.blocks.blockByRef(ref);
+        if (!block) return null;
+        // A call needs the header only: the body goes as empty lists (the header's hash is the block's).
+        return { hash: block.hash(), rlp: RLP.encode([block.header.raw(), [], [], ...(block.withdrawals === undefined ? [] : [[]])]) };
+      },
+      canonicalHash: async ({ number }) => (await chain.store.getCanonicalHash(number)) ?? null,
+    };
     this.bulkReads = rpc.bulkReads;
     this.publisher = new BlockPublisher(chain.store, (transport, event) => options.publishToTransport?.(transport, event), (message) =>
       options.log.warn(message),

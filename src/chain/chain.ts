@@ -1,7 +1,6 @@
 import type { Block, HeaderData } from '@ethereumjs/block';
-import { createMPT } from '@ethereumjs/mpt';
 import type { StateManagerInterface } from '@ethereumjs/common';
-import { CODEHASH_PREFIX, Caches, MerkleStateManager } from '@ethereumjs/statemanager';
+import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { createTxFromRLP, isBlob4844Tx } from '@ethereumjs/tx';
 import {
@@ -9,30 +8,28 @@ import {
   bigIntToBytes,
   type Address,
   bytesToHex,
-  bytesToUnprefixedHex,
-  concatBytes,
   equalsBytes,
 } from '@ethereumjs/util';
 import { EVMError } from '@ethereumjs/evm';
-import { Bloom, createVM, encodeReceipt, runTx } from '@ethereumjs/vm';
+import { Bloom, encodeReceipt, runTx } from '@ethereumjs/vm';
 import type { VM } from '@ethereumjs/vm';
 import type { BuildRequest, HeadInfo, NewHeadEvent, RejectedTx } from '../shared/actors/messages.js';
 import type { ChainOptions } from '../shared/actors/worker-data.js';
-import type { ChainSpec } from './chain-spec.js';
-import { runBlockWithRewards } from './qbft-block-rewards.js';
+import type { ChainSpec } from '../shared/execution/chain-spec.js';
+import { runBlockWithRewards } from '../shared/execution/qbft-block-rewards.js';
 import { ChainStore } from './chain-store.js';
 import { KvStore } from '../shared/storage/kv-store.js';
-import { installPointEvaluation } from './kzg-point-evaluation.js';
-import { KzgVerifierPool } from './kzg-verifier.js';
+import { KzgVerifierPool } from '../shared/execution/kzg-verifier.js';
 import type { KvOp } from '../shared/storage/kv-store.js';
 import { ScratchState, adoptSenders, bodyDigest, canReuse, recoverSenders } from './block-validation.js';
 import type { BlockValidation, ExecutedBlock } from './block-validation.js';
 import { InvalidBlockError, OMMER_WINDOW, firstLine, validateBody, validateHeader } from './import-rules.js';
 import type { ChainImportRules, ImportRuleOptions } from './import-rules.js';
 import { BoundedStateCaches, StateDb, YieldingStateDb } from './state-db.js';
-import { ReadState } from './read-state.js';
-import { cacheJumpAnalysis, fastEipLookup } from './evm-tuning.js';
-import { collectRequests, runPreTransactionSystemCalls } from './system-calls.js';
+import { cacheJumpAnalysis } from '../shared/execution/evm-tuning.js';
+import { createExecutionVm } from '../shared/execution/execution-vm.js';
+import { StateViews, trieStateOver } from '../shared/execution/state-views.js';
+import { collectRequests, runPreTransactionSystemCalls } from '../shared/execution/system-calls.js';
 import { schemaVersionMismatch } from './storage-schema.js';
 import { txCommonFor } from '../shared/ethereum/tx-common.js';
 import { orderedTrieRoot } from '../shared/ethereum/ordered-trie.js';
@@ -85,9 +82,6 @@ export class Chain {
   private headBlock!: Block;
   /** Serialises every operation that moves the head or touches the building state. */
   private writeLock: Promise<unknown> = Promise.resolve();
-  /** Serialises reads that move the read state managers' roots. */
-  private readLock: Promise<unknown> = Promise.resolve();
-  private trieReadRoot: Uint8Array = new Uint8Array();
   /** Where proposed blocks are executed without being stored; opened on first use. */
   private scratch: Promise<ScratchState> | undefined;
   /** The last block validateBlock executed, which importBlock may store without executing it again. */
@@ -102,10 +96,8 @@ export class Chain {
     private readonly stateDb: StateDb,
     private readonly buildVm: VM,
     private readonly buildCaches: BoundedStateCaches,
-    /** Reads and simulations (eth_call, eth_estimateGas) run here, never on the building state. */
-    private readonly readVm: VM,
-    /** Reads and simulations that need the trie itself or state roots of simulated writes run here. */
-    private readonly trieReadVm: VM,
+    /** Reads and simulations (eth_call, eth_estimateGas, proofs) run here, never on the building state. */
+    private readonly views: StateViews,
     /** Makes a VM over a state database the way every VM of this chain is made. */
     private readonly newVm: (db: StateDb) => Promise<VM>,
     /** The KZG check of the point-evaluation precompile, in its own thread (see kzg-point-evaluation.ts). */
@@ -120,28 +112,28 @@ export class Chain {
     try {
       const store = new ChainStore(kv, (rlp) => spec.decodeBlock(rlp));
       const stateDb = new StateDb(kv);
-      const vmOver = async (stateManager: StateManagerInterface): Promise<VM> => {
-        // Each VM its own lookup: BLOCKHASH follows the branch of the block that VM executes.
-        const blockchain = new BlockHashLookup(store);
-        const vm = await createVM({ common: spec.common.copy(), stateManager, blockchain });
-        fastEipLookup(vm.common);
-        if (vm.evm.common !== vm.common) fastEipLookup(vm.evm.common);
-        installPointEvaluation(vm.evm, kzgVerifier.verify);
-        return vm;
-      };
-      const newVm = async (db: StateDb, caches = new Caches()): Promise<VM> => vmOver(await openState(new YieldingStateDb(db), caches));
+      // Each VM its own lookup: BLOCKHASH follows the branch of the block that VM executes.
+      const vmOver = (stateManager: StateManagerInterface): Promise<VM> => createExecutionVm(spec, stateManager, new BlockHashLookup(store), kzgVerifier.verify);
+      const newVm = async (db: StateDb, caches = new Caches()): Promise<VM> => vmOver(await trieStateOver(new YieldingStateDb(db), caches));
       const buildCaches = new BoundedStateCaches(new Caches(), BUILD_STATE_CACHE_ENTRIES);
       const buildVm = await newVm(stateDb, buildCaches.caches);
-      const readState = new ReadState(await openState(stateDb), (codeHash) => stateDb.get(bytesToUnprefixedHex(concatBytes(CODEHASH_PREFIX, codeHash))));
-      const readVm = await vmOver(readState);
-      const trieReadVm = await newVm(stateDb);
-      const chain = new Chain(spec, kv, store, stateDb, buildVm, buildCaches, readVm, trieReadVm, newVm, kzgVerifier, options);
+      // Reads go to the StateDb directly, not through the yielding view: they are short, and must not wait for a build's time slices.
+      const views = await StateViews.open(spec, stateDb, vmOver);
+      const chain = new Chain(spec, kv, store, stateDb, buildVm, buildCaches, views, newVm, kzgVerifier, options);
       await chain.initialise(location);
       return chain;
     } catch (err) {
       await kv.close().catch(() => undefined);
       throw err;
     }
+  }
+
+  /**
+   * A state database value (trie node or code) by its hex key, for a state reader thread. Keys are the
+   * values' hashes: any value found is the one every root that reaches the key means.
+   */
+  async stateValue(key: string): Promise<Uint8Array | undefined> {
+    return this.stateDb.get(key);
   }
 
   getHead(): HeadInfo {
@@ -431,11 +423,7 @@ export class Chain {
    * of the shared read state under a concurrent read would mix two states.
    */
   withStateAt<T>(stateRoot: Uint8Array, fn: (vm: VM) => Promise<T>): Promise<T> {
-    return this.serialisedRead(async () => {
-      // setStateRoot also forgets whatever a previous simulation left written.
-      await this.readVm.stateManager.setStateRoot(stateRoot);
-      return fn(this.readVm);
-    });
+    return this.views.withStateAt(stateRoot, fn);
   }
 
   /**
@@ -443,19 +431,7 @@ export class Chain {
    * trie (proofs) or the state root of simulated writes (eth_simulateV1, pre-Byzantium receipts).
    */
   withTrieStateAt<T>(stateRoot: Uint8Array, fn: (vm: VM) => Promise<T>): Promise<T> {
-    return this.serialisedRead(async () => {
-      if (!equalsBytes(this.trieReadRoot, stateRoot)) {
-        await this.trieReadVm.stateManager.setStateRoot(stateRoot, true);
-        this.trieReadRoot = stateRoot;
-      }
-      return fn(this.trieReadVm);
-    });
-  }
-
-  private serialisedRead<T>(run: () => Promise<T>): Promise<T> {
-    const next = this.readLock.then(run, run);
-    this.readLock = next.catch(() => undefined);
-    return next;
+    return this.views.withTrieStateAt(stateRoot, fn);
   }
 
   private async initialise(location: string): Promise<void> {
@@ -717,11 +693,6 @@ export class Chain {
     this.writeLock = next.catch(() => undefined);
     return next;
   }
-}
-
-async function openState(stateDb: StateDb | YieldingStateDb, caches?: Caches): Promise<MerkleStateManager> {
-  const trie = await createMPT({ db: stateDb, useKeyHashing: true, valueEncoding: 'view' });
-  return new MerkleStateManager({ trie, caches });
 }
 
 

@@ -17,7 +17,7 @@ import { qbftSealedBlockCheck } from '../../src/chain/block-validation-qbft.js';
 import { Chain } from '../../src/chain/chain.js';
 import { databasePath } from '../../src/shared/util/data-path.js';
 import { loadDevNetwork, parseGenesisJson } from '../../src/shared/ethereum/genesis.js';
-import { chainSpecFromGenesis } from '../../src/chain/network-spec.js';
+import { chainSpecFromGenesis } from '../../src/shared/execution/network-spec.js';
 import { txCommonFor } from '../../src/shared/ethereum/tx-common.js';
 import { HeaderField, QbftBlock } from '../../src/shared/qbft/block.js';
 import { decodeExtraData, encodeExtraData, genesisExtraData } from '../../src/shared/qbft/extra-data.js';

@@ -20,7 +20,7 @@ import { Chain } from '../../src/chain/chain.js';
 import { databasePath } from '../../src/shared/util/data-path.js';
 import { buildGenesis, writeGenesisState } from '../../src/shared/ethereum/common.js';
 import { parseGenesisJson } from '../../src/shared/ethereum/genesis.js';
-import { chainSpecFromGenesis } from '../../src/chain/network-spec.js';
+import { chainSpecFromGenesis } from '../../src/shared/execution/network-spec.js';
 import { txCommonFor } from '../../src/shared/ethereum/tx-common.js';
 import { removeDataPath, tempDataPath } from '../helpers/node-process.js';
 import { importBlocks } from '../helpers/parity-node.js';

@@ -12,7 +12,7 @@ import { bytesToHex } from '@ethereumjs/util';
 import { BlockFileError, countWholeBlocks, splitBlocks } from '../../src/chain/block-file.js';
 import { Chain } from '../../src/chain/chain.js';
 import { databasePath } from '../../src/shared/util/data-path.js';
-import { chainSpecFromGenesis } from '../../src/chain/network-spec.js';
+import { chainSpecFromGenesis } from '../../src/shared/execution/network-spec.js';
 import { separateNodeOptions } from '../../src/main/cli/command.js';
 import BlocksImportCommand, { progressBar, progressLine } from '../../src/main/cli/commands/blocks/import.js';
 import { removeDataPath, runCli, tempDataPath } from '../helpers/node-process.js';

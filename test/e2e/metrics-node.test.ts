@@ -29,7 +29,7 @@ test.after.always(async () => {
 
 /** A node with metrics on port 0, and its metrics URL. */
 async function metricsNode(args: string[], opts: StartOptions = {}): Promise<{ node: NodeProcess; metricsUrl: string }> {
-  const node = await startNode({ ...opts, args: ['--metrics-enabled', '--metrics-port=0', '--rpc-http-workers=2', APIS, ...args] });
+  const node = await startNode({ ...opts, args: ['--metrics-enabled', '--metrics-port=0', '--rpc-http-workers=2', '--Xstate-reader-threads=1', APIS, ...args] });
   started.push(node);
   const { match } = await node.waitForLog(METRICS_LISTENING);
   return { node, metricsUrl: `http://127.0.0.1:${match[2]}/metrics` };
@@ -59,8 +59,8 @@ function labelValues(families: Map<string, Family>, name: string, label: string)
   return (families.get(name)?.samples ?? []).map((s) => s.labels[label]!).sort();
 }
 
-const THREADS = ['chain', 'consensus', 'logindex', 'main', 'p2p', 'transport-0', 'transport-1', 'txpool'];
-const ACTORS = ['chain', 'consensus', 'logindex', 'p2p', 'transport', 'txpool'];
+const THREADS = ['chain', 'consensus', 'logindex', 'main', 'p2p', 'reader-0', 'transport-0', 'transport-1', 'txpool'];
+const ACTORS = ['chain', 'consensus', 'logindex', 'p2p', 'reader', 'transport', 'txpool'];
 const LAG_STATS = ['mean', 'p50', 'p90', 'p99', 'max'];
 
 test.serial('a dev node: height follows the head, QBFT height and round, RPC calls per method, pool size, peers, every thread\'s lag and mailbox', async (t) => {

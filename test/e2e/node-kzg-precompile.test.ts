@@ -11,7 +11,7 @@ import { paramsEVM } from '@ethereumjs/evm';
 import { createFeeMarket1559Tx } from '@ethereumjs/tx';
 import { bytesToHex, concatBytes, hexToBytes, setLengthLeft, bigIntToBytes } from '@ethereumjs/util';
 import { loadKZG } from 'kzg-wasm';
-import { BLS_MODULUS, kzgVersionedHash, pointEvaluationPrecompile } from '../../src/chain/kzg-point-evaluation.js';
+import { BLS_MODULUS, kzgVersionedHash, pointEvaluationPrecompile } from '../../src/shared/execution/kzg-point-evaluation.js';
 import { txCommonFor } from '../../src/shared/ethereum/tx-common.js';
 import { createChainCommon } from '../../src/shared/ethereum/common.js';
 import { loadDevNetwork, parseGenesisJson } from '../../src/shared/ethereum/genesis.js';

@@ -7,7 +7,7 @@ import { createFeeMarket1559Tx } from '@ethereumjs/tx';
 import type { FeeMarket1559Tx, TypedTransaction } from '@ethereumjs/tx';
 import { hexToBytes } from '@ethereumjs/util';
 import { Chain } from '../../src/chain/chain.js';
-import { chainSpecFromGenesis } from '../../src/chain/network-spec.js';
+import { chainSpecFromGenesis } from '../../src/shared/execution/network-spec.js';
 import type { PoolTxForBlock } from '../../src/shared/actors/messages.js';
 import { loadDevNetwork } from '../../src/shared/ethereum/genesis.js';
 import { txCommonFor } from '../../src/shared/ethereum/tx-common.js';

@@ -74,6 +74,8 @@ interface SpawnOptions {
   nodeFlags?: string[];
   /** Written to the process's standard input, which is then closed (default: no standard input). */
   stdin?: string;
+  /** Another build's entry point (its bin/run.js), for a benchmark comparing builds; default this one's. */
+  bin?: string;
 }
 
 /**
@@ -85,7 +87,7 @@ const HTTP_ENGINE_OF_TEST_RUN = 'BASALT_XHTTP_ENGINE';
 function spawnBasalt(argv: string[], opts: SpawnOptions = {}): Spawned {
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env)) if (!name.startsWith('BASALT_') || name === HTTP_ENGINE_OF_TEST_RUN) env[name] = value;
-  const child = spawn(process.execPath, [...(opts.nodeFlags ?? []), BIN, ...argv], {
+  const child = spawn(process.execPath, [...(opts.nodeFlags ?? []), opts.bin ?? BIN, ...argv], {
     env: { ...env, ...opts.env },
     stdio: [opts.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
   });

@@ -9,7 +9,7 @@ import { Address, bytesToHex, hexToBytes } from '@ethereumjs/util';
 import { Chain } from '../../src/chain/chain.js';
 import type { PoolTxForBlock } from '../../src/shared/actors/messages.js';
 import { loadDevNetwork } from '../../src/shared/ethereum/genesis.js';
-import { chainSpecFromGenesis } from '../../src/chain/network-spec.js';
+import { chainSpecFromGenesis } from '../../src/shared/execution/network-spec.js';
 import { txCommonFor } from '../../src/shared/ethereum/tx-common.js';
 import { decodeExtraData, encodeExtraData } from '../../src/shared/qbft/extra-data.js';
 import { addressOf, signCommitSeal } from '../../src/shared/qbft/seal.js';

@@ -10,7 +10,7 @@ import { createFeeMarket1559Tx } from '@ethereumjs/tx';
 import { Address, bigIntToBytes, bytesToHex, hexToBytes, setLengthLeft } from '@ethereumjs/util';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { Chain } from '../../src/chain/chain.js';
-import { chainSpecFromGenesis } from '../../src/chain/network-spec.js';
+import { chainSpecFromGenesis } from '../../src/shared/execution/network-spec.js';
 import { ethConfig } from '../../src/chain/fork-config.js';
 import { validateBody } from '../../src/chain/import-rules.js';
 import { blobParametersAt, buildGenesis } from '../../src/shared/ethereum/common.js';

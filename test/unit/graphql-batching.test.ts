@@ -9,7 +9,7 @@ import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { createFeeMarket1559Tx } from '@ethereumjs/tx';
 import { bytesToHex, hexToBytes } from '@ethereumjs/util';
 import { Chain } from '../../src/chain/chain.js';
-import { chainSpecFromGenesis } from '../../src/chain/network-spec.js';
+import { chainSpecFromGenesis } from '../../src/shared/execution/network-spec.js';
 import { ChainRpc } from '../../src/chain/rpc/chain-rpc.js';
 import { openChannel } from '../../src/shared/actors/channel.js';
 import { TRANSPORT_CHAIN, TRANSPORT_LOGINDEX, TRANSPORT_TXPOOL } from '../../src/shared/actors/channels.js';

@@ -575,13 +575,13 @@ test('parsed params reach the owner named by the registry', async (t) => {
   await call('eth_estimateGas', [{}]);
   t.deepEqual(sent, [
     {
-      owner: 'chain',
+      owner: 'reader',
       method: 'eth_getBalance',
       params: { address: Uint8Array.from(Buffer.from(ADDRESS.slice(2), 'hex')), block: { kind: 'number', number: 16n } },
     },
     { owner: 'txpool', method: 'eth_sendRawTransaction', params: { raw: Uint8Array.of(0xc0) } },
     { owner: 'transport', method: 'web3_sha3', params: { data: Uint8Array.of(1) } },
-    { owner: 'chain', method: 'eth_estimateGas', params: { call: {}, block: { kind: 'tag', tag: 'pending' } } },
+    { owner: 'reader', method: 'eth_estimateGas', params: { call: {}, block: { kind: 'tag', tag: 'pending' } } },
   ]);
 });
 

@@ -11,7 +11,7 @@ import { Address } from '@ethereumjs/util';
 import { parseGenesisJson } from '../../src/shared/ethereum/genesis.js';
 import type { QbftConfig } from '../../src/shared/ethereum/genesis.js';
 import { HeaderField, QbftBlock } from '../../src/shared/qbft/block.js';
-import { qbftBlockRewardRules } from '../../src/chain/qbft-block-rewards.js';
+import { qbftBlockRewardRules } from '../../src/shared/execution/qbft-block-rewards.js';
 import { QbftController } from '../../src/consensus/controller.js';
 import { encodeExtraData } from '../../src/shared/qbft/extra-data.js';
 import { checkHeaderRules } from '../../src/shared/qbft/header-rules.js';

@@ -1,5 +1,5 @@
 /**
- * The read state behind eth_call and the state reads (src/chain/read-state.ts): it answers as the
+ * The read state behind eth_call and the state reads (src/shared/execution/read-state.ts): it answers as the
  * trie-backed MerkleStateManager does, keeps what it read across simulations, forgets simulated
  * writes, and on a chain being built and imported every read at a block answers from that block.
  */
@@ -9,8 +9,8 @@ import { createMPT } from '@ethereumjs/mpt';
 import { CODEHASH_PREFIX } from '@ethereumjs/statemanager';
 import { Account, Address, bigIntToHex, bytesToBigInt, bytesToHex, concatBytes, hexToBytes, setLengthLeft } from '@ethereumjs/util';
 import type { DB } from '@ethereumjs/util';
-import { ReadState } from '../../src/chain/read-state.js';
-import { cacheJumpAnalysis, fastEipLookup } from '../../src/chain/evm-tuning.js';
+import { ReadState } from '../../src/shared/execution/read-state.js';
+import { cacheJumpAnalysis, fastEipLookup } from '../../src/shared/execution/evm-tuning.js';
 import { ChainRpc } from '../../src/chain/rpc/chain-rpc.js';
 import { serveMethods } from '../../src/shared/rpc/dispatch.js';
 import { lookupMethod } from '../../src/shared/rpc/registry.js';

@@ -37,7 +37,7 @@ function reachable(entry: string): { files: Set<string>; packages: Set<string> }
   return { files, packages };
 }
 
-const THREAD_FOLDERS = ['src/chain/', 'src/txpool/', 'src/consensus/', 'src/p2p/', 'src/logindex/', 'src/transport/', 'src/main/', 'src/tasks/'];
+const THREAD_FOLDERS = ['src/chain/', 'src/txpool/', 'src/consensus/', 'src/p2p/', 'src/logindex/', 'src/transport/', 'src/main/', 'src/tasks/', 'src/reader/'];
 
 /** Each entry, the folders of its own thread (besides src/shared/), and packages it must not load. */
 const ENTRIES: { entry: string; own: string[]; forbiddenPackages: string[] }[] = [
@@ -48,6 +48,8 @@ const ENTRIES: { entry: string; own: string[]; forbiddenPackages: string[] }[] =
   { entry: 'workers/p2p.worker.ts', own: ['src/p2p/'], forbiddenPackages: ['@ethereumjs/vm', '@ethereumjs/evm', 'rocksdb'] },
   { entry: 'workers/logindex.worker.ts', own: ['src/logindex/'], forbiddenPackages: ['@ethereumjs/devp2p', '@ethereumjs/vm', '@ethereumjs/evm', 'hyper-express'] },
   { entry: 'workers/chain.worker.ts', own: ['src/chain/'], forbiddenPackages: ['@ethereumjs/devp2p', 'hyper-express'] },
+  // A state reader reads state through the chain: it never opens RocksDB.
+  { entry: 'workers/reader.worker.ts', own: ['src/reader/'], forbiddenPackages: ['@ethereumjs/devp2p', 'hyper-express', 'rocksdb'] },
   { entry: 'workers/tasks/transaction-decode.task.ts', own: ['src/tasks/'], forbiddenPackages: ['@ethereumjs/devp2p', '@ethereumjs/vm', 'rocksdb'] },
   { entry: 'workers/tasks/credentials-login.task.ts', own: ['src/tasks/'], forbiddenPackages: ['@ethereumjs/devp2p', '@ethereumjs/vm', '@ethereumjs/evm', 'rocksdb', 'hyper-express'] },
 ];
@@ -68,7 +70,7 @@ for (const { entry, own, forbiddenPackages: forbidden } of ENTRIES) {
 }
 
 test('src/shared/ loads no thread folder', (t) => {
-  const shared = [...reachable('workers/transport.worker.ts').files, ...reachable('workers/chain.worker.ts').files].filter((f) => f.startsWith('src/shared/'));
+  const shared = [...reachable('workers/transport.worker.ts').files, ...reachable('workers/chain.worker.ts').files, ...reachable('workers/reader.worker.ts').files].filter((f) => f.startsWith('src/shared/'));
   for (const file of shared) {
     const foreign = [...reachable(file).files].filter((f) => THREAD_FOLDERS.some((folder) => f.startsWith(folder)));
     t.deepEqual(foreign, [], `${file} reaches into a thread folder`);

@@ -4,7 +4,7 @@
  * loaded for the life of the thread.
  */
 import { bytesToHex } from '@ethereumjs/util';
-import type { PointEvaluationInput } from '../../src/chain/kzg-point-evaluation.js';
+import type { PointEvaluationInput } from '../../src/shared/execution/kzg-point-evaluation.js';
 
 type KzgLibrary = Awaited<ReturnType<typeof import('kzg-wasm').loadKZG>>;
 

@@ -14,7 +14,7 @@ import type { TransportChain } from '../../shared/actors/channels.js';
 import type { AccountRead, AccountState, BlockRecord, TransactionRecord } from '../../shared/actors/messages.js';
 import { RpcError, RpcErrors } from '../../shared/rpc/errors.js';
 import type { ChainRpcContext } from './chain-rpc.js';
-import { CallSimulator } from './simulation.js';
+import { CallSimulator } from '../../shared/execution/simulation.js';
 
 export type BulkReads = Omit<ChannelHandlers<TransportChain, 'chain'>, 'rpc' | 'subscriptionInterest'>;
 

@@ -17,7 +17,7 @@ import { stateHandlers } from './state-handlers.js';
 import { blockHandlers } from './block-handlers.js';
 import { feeHandlers } from './fee-handlers.js';
 import { debugHandlers } from './debug-handlers.js';
-import { CallSimulator, TX_GAS_LIMIT_CAP } from './simulation.js';
+import { CallSimulator, simulationGasCap } from '../../shared/execution/simulation.js';
 import { bulkReads, type BulkReads } from './bulk-reads.js';
 
 export interface ChainRpcOptions {
@@ -103,19 +103,20 @@ export class ChainRpcContext {
    * (from Osaka) above EIP-7825's transaction gas limit cap.
    */
   gasCap(block: Block): bigint {
-    const cap = this.options.rpcGasCap;
-    const blockCap = cap > 0n && cap < block.header.gasLimit ? cap : block.header.gasLimit;
-    return block.header.common.isActivatedEIP(7825) && blockCap > TX_GAS_LIMIT_CAP ? TX_GAS_LIMIT_CAP : blockCap;
+    return simulationGasCap(block, this.options.rpcGasCap);
   }
 }
 
 export class ChainRpc {
   readonly handlers: MethodHandlers<'chain'>;
+  /** How block parameters resolve here: the state reader threads ask the chain (chain-actor.ts). */
+  readonly blocks: ChainRpcContext;
   /** What transports that read in bulk (GraphQL) ask besides JSON-RPC methods. */
   readonly bulkReads: BulkReads;
 
   constructor(chain: Chain, options: ChainRpcOptions) {
     const context = new ChainRpcContext(chain, options);
+    this.blocks = context;
     this.bulkReads = bulkReads(context);
     this.handlers = {
       ...stateHandlers(context),

@@ -9,7 +9,7 @@ import { toData } from '../../shared/rpc/format.js';
 import type { BlockTag } from '../../shared/rpc/params.js';
 import type { debugMethods } from '../../shared/rpc/methods/debug-methods.js';
 import type { StoredReceipt } from '../../shared/ethereum/chain-records.js';
-import { traceBlock, traceTransaction } from '../struct-log-tracer.js';
+import { traceBlock, traceTransaction } from '../../shared/execution/struct-log-tracer.js';
 import type { Block } from '@ethereumjs/block';
 import type { Json } from '../../shared/rpc/types.js';
 import type { TraceOptions } from '../../shared/rpc/methods/param-shapes.js';

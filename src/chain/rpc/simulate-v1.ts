@@ -23,9 +23,9 @@ import type { BlockOverrides, BlockStateCall, SimulateRequest } from '../../shar
 import type { Json } from '../../shared/rpc/types.js';
 import { orderedTrieRoot } from '../../shared/ethereum/ordered-trie.js';
 import type { Chain } from '../chain.js';
-import { runPreTransactionSystemCalls } from '../system-calls.js';
-import type { CallSimulator, Simulation } from './simulation.js';
-import { TX_GAS_LIMIT_CAP, decodeRevertReason } from './simulation.js';
+import { runPreTransactionSystemCalls } from '../../shared/execution/system-calls.js';
+import type { CallSimulator, Simulation } from '../../shared/execution/simulation.js';
+import { TX_GAS_LIMIT_CAP, decodeRevertReason } from '../../shared/execution/simulation.js';
 
 /** The most simulated blocks one request may ask for (Besu's limit). */
 export const MAX_SIMULATED_BLOCKS = 256;

@@ -5,13 +5,14 @@
 import { createMerkleProof } from '@ethereumjs/mpt';
 import type { MerkleStateManager } from '@ethereumjs/statemanager';
 import type { VM } from '@ethereumjs/vm';
-import { Address, bigIntToBytes, bigIntToHex, bytesToBigInt, bytesToHex, equalsBytes, setLengthLeft } from '@ethereumjs/util';
+import { Address, bigIntToHex, bytesToBigInt, equalsBytes } from '@ethereumjs/util';
 import { RpcError, RpcErrors } from '../../shared/rpc/errors.js';
 import { toData, toQuantity } from '../../shared/rpc/format.js';
 import type { stateMethods } from '../../shared/rpc/methods/state-methods.js';
 import type { Json } from '../../shared/rpc/types.js';
 import type { ChainRpcContext, DomainHandlers } from './chain-rpc.js';
 import { BlockSimulator } from './simulate-v1.js';
+import { stateReadHandlers } from '../../shared/execution/state-read-handlers.js';
 
 export function stateHandlers(context: ChainRpcContext): DomainHandlers<typeof stateMethods> {
   const { options } = context;
@@ -24,15 +25,8 @@ export function stateHandlers(context: ChainRpcContext): DomainHandlers<typeof s
       if (!base) throw new RpcError(RpcErrors.BLOCK_NOT_FOUND);
       return blockSimulator.simulate(request, base);
     },
-    eth_getBalance: ({ address, block }) =>
-      context.readState(block, async (vm) => bigIntToHex((await vm.stateManager.getAccount(new Address(address)))?.balance ?? 0n)),
-    eth_getCode: ({ address, block }) =>
-      context.readState(block, async (vm) => bytesToHex(await vm.stateManager.getCode(new Address(address)))),
-    eth_getStorageAt: ({ address, position, block }) =>
-      context.readState(block, async (vm) => {
-        const value = await vm.stateManager.getStorage(new Address(address), setLengthLeft(bigIntToBytes(position), 32));
-        return bytesToHex(setLengthLeft(value, 32));
-      }),
+    // Also answered by the state reader threads, when the node runs any.
+    ...stateReadHandlers(context.chain, context, simulator),
     eth_getTransactionCount: async ({ address, block }) => {
       const stateNonce = await context.readState(block, async (vm) => (await vm.stateManager.getAccount(new Address(address)))?.nonce ?? 0n);
       if (stateNonce === null) return null;
@@ -43,16 +37,6 @@ export function stateHandlers(context: ChainRpcContext): DomainHandlers<typeof s
       return bigIntToHex(stateNonce);
     },
     eth_getProof: ({ address, storageKeys, block }) => context.readState(block, (vm) => accountProof(vm, address, storageKeys), true),
-    eth_call: async ({ call, block, stateOverrides }) => {
-      const found = await context.blockByRef(block);
-      if (!found) return null;
-      return bytesToHex(await simulator.call(call, found, stateOverrides));
-    },
-    eth_estimateGas: async ({ call, block, stateOverrides }) => {
-      const found = await context.blockByTag(block);
-      if (!found) throw new RpcError(RpcErrors.BLOCK_NOT_FOUND);
-      return bigIntToHex(await simulator.estimateGas(call, found, stateOverrides));
-    },
     eth_createAccessList: async ({ call, block }) => {
       const found = await context.blockByTag(block);
       if (!found) throw new RpcError(RpcErrors.BLOCK_NOT_FOUND);

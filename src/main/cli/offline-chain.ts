@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
 import { resolveNetwork } from '../supervisor/network.js';
-import { chainSpecFromGenesis } from '../../chain/network-spec.js';
+import { chainSpecFromGenesis } from '../../shared/execution/network-spec.js';
 import { Chain } from '../../chain/chain.js';
 import type { ChainOptions } from '../../shared/actors/worker-data.js';
 import { prepareDatabaseLocation } from '../../chain/database-location.js';

@@ -231,6 +231,16 @@ export const NODE_OPTIONS = [
     description: 'Number of worker threads serving JSON-RPC HTTP and WebSocket (Basalt)',
   }),
   option({
+    names: ['--Xstate-reader-threads'],
+    key: 'stateReaderThreads',
+    kind: int({ min: 0 }),
+    // Half the cores: the others serve HTTP, build blocks and run the pool; 0 leaves every read on the chain thread.
+    default: () => Math.max(1, Math.floor(availableParallelism() / 2)),
+    defaultText: 'half the number of CPUs, at least 1',
+    hidden: true,
+    description: 'Number of threads answering eth_call, eth_estimateGas, eth_getBalance, eth_getCode and eth_getStorageAt beside the chain thread; 0 answers them on the chain thread (Basalt)',
+  }),
+  option({
     names: ['--Xhttp-engine'],
     key: 'httpEngine',
     kind: enumeration(HTTP_ENGINE_SETTINGS, { paramLabel: '<ENGINE>' }),

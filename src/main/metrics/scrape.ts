@@ -23,6 +23,7 @@ const ACTOR_FIGURES: { [A in ActorName]: (metrics: ActorMetrics[A]) => ActorFigu
   p2p: () => ({}),
   logindex: () => ({}),
   transport: ({ rpc }) => ({ rpc }),
+  reader: () => ({}),
 };
 
 /** An actor thread as a scrape sees it. */

@@ -11,7 +11,7 @@ import type { ActorName } from '../../shared/actors/channel.js';
 import { controlOf } from '../../shared/actors/control.js';
 import type { ControlOf } from '../../shared/actors/control.js';
 import { portsOf } from '../../shared/actors/worker-data.js';
-import type { ActorDataOf, ChainActorData, ConsensusActorData, LogIndexActorData, P2pActorData, TransportActorData, TxPoolActorData } from '../../shared/actors/worker-data.js';
+import type { ActorDataOf, ChainActorData, ConsensusActorData, LogIndexActorData, P2pActorData, ReaderActorData, TransportActorData, TxPoolActorData } from '../../shared/actors/worker-data.js';
 import { createHeadBuffer, HeadReader } from '../../shared/shared-memory/head-view.js';
 import { createMailboxCounters } from '../../shared/shared-memory/mailbox-counters.js';
 import { createP2pStatusBuffer, P2pStatusReader } from '../../shared/shared-memory/p2p-status-view.js';
@@ -44,6 +44,7 @@ const WORKER_FILES: Record<ActorName, string> = {
   p2p: 'p2p.worker.js',
   logindex: 'logindex.worker.js',
   transport: 'transport.worker.js',
+  reader: 'reader.worker.js',
 };
 
 interface RunningActor {
@@ -109,6 +110,11 @@ export async function runNode(options: NodeOptions): Promise<number> {
   const transportConsensus = perTransport();
   const transportLogIndex = perTransport();
   const transportP2p = p2pEnabled ? perTransport() : [];
+  // State reader threads serve the JSON-RPC transports only: without one there is nothing for them to do.
+  const stateReaders = transportWorkers > 0 ? options.stateReaderThreads : 0;
+  const readerChain = Array.from({ length: stateReaders }, () => new MessageChannel());
+  /** transportReader[transport][reader] */
+  const transportReader = Array.from({ length: transportWorkers }, () => Array.from({ length: stateReaders }, () => new MessageChannel()));
   const headView = createHeadBuffer();
   const p2pStatusView = createP2pStatusBuffer();
   const transportCounters = createTransportCounters();
@@ -164,7 +170,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
     // guard still joins), then the producers, the pool, and the chain last so that it can finish the
     // block in progress and close RocksDB cleanly.
     for (const owner of portOwners()) owner.stopAccepting();
-    const order = ['transport', 'logindex', 'p2p', 'consensus', 'txpool', 'chain'];
+    const order = ['transport', 'reader', 'logindex', 'p2p', 'consensus', 'txpool', 'chain'];
     for (const prefix of order) {
       const group = actors.filter((a) => a.name.startsWith(prefix));
       await Promise.all(
@@ -230,11 +236,23 @@ export async function runNode(options: NodeOptions): Promise<number> {
         ...(p2pChain ? { p2p: p2pChain.port2 } : {}),
         logindex: logIndexChain.port2,
         transports: transportChain.map((c) => c.port2),
+        readers: readerChain.map((c) => c.port2),
       },
     };
     const chain = spawn('chain', 'chain', chainData);
     const { head, genesisHash } = await chain.start();
     log.info(`Chain head #${head.number} ${toHex(head.hash)} (network ${network.name}, data path ${dataPath})`);
+    for (let r = 0; r < stateReaders; r++) {
+      const readerData: ReaderActorData = {
+        ...base,
+        actor: 'reader',
+        rpcGasCap: options.rpcGasCap,
+        headView,
+        ports: { chain: readerChain[r]!.port1, transports: transportReader.map((channels) => channels[r]!.port2) },
+      };
+      await spawn('reader', `reader-${r}`, readerData).start();
+    }
+    if (stateReaders > 0) log.info(`State reader threads: ${stateReaders}`);
 
     const logIndexData: LogIndexActorData = {
       ...base,
@@ -412,6 +430,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
           consensus: transportConsensus[i]!.port1,
           logindex: transportLogIndex[i]!.port1,
           ...(transportP2p[i] ? { p2p: transportP2p[i]!.port1 } : {}),
+          readers: transportReader[i]!.map((c) => c.port1),
         },
       };
       const bound = await spawn('transport', `transport-${i}`, transportData).start();

@@ -14,7 +14,7 @@ import { RpcError, RpcErrors, toRpcErrorObject } from '../rpc/errors.js';
 import { MailboxCounter } from '../shared-memory/mailbox-counters.js';
 
 /** The threads that own channels. `transport` is any of the JSON-RPC transports (HTTP, WS, IPC). */
-export type ActorName = 'chain' | 'txpool' | 'consensus' | 'p2p' | 'logindex' | 'transport';
+export type ActorName = 'chain' | 'txpool' | 'consensus' | 'p2p' | 'logindex' | 'transport' | 'reader';
 
 /** One request of a channel: who sends it, its body, its answer. */
 export interface RequestSpec<From extends ActorName = ActorName> {

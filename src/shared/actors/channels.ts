@@ -3,10 +3,11 @@
  * request (and what it answers), and who emits each event; both ends' types derive from it, and an
  * end serves and hears only what its edge declares (channel.ts).
  *
- *   transport ─rpc→ chain | txpool | consensus | p2p | logindex
+ *   transport ─rpc→ chain | txpool | consensus | p2p | logindex | reader
  *   transport ─blocks, receipts, accounts…→ chain    transport ─pending, transactions→ txpool
  *   transport ─logs→ logindex                                    chain ⇒ canonicalLogs ⇒ logindex
  *   logindex ─head, canonicalLogs, canonicalHashes, blockLogs→ chain
+ *   reader ─stateValues, block, canonicalHash→ chain
  *   transport ─subscriptionInterest→ chain | txpool          chain ⇒ canonicalBlocks ⇒ transport
  *   txpool ⇒ pendingTransactions, droppedTransactions ⇒ transport                  p2p ⇒ syncState ⇒ transport
  *   txpool ─head, accounts→ chain          chain ─nextNonce→ txpool        chain ⇒ newHead ⇒ txpool
@@ -170,6 +171,18 @@ export const TRANSPORT_P2P = declareChannel<TransportP2p>({
   events: { syncState: 'p2p' },
 });
 
+/**
+ * State reads and simulations at a block (the registry's `reader` methods) to one of the state reader
+ * threads; without reader threads the transport sends them to the chain instead.
+ */
+export type TransportReader = { ends: ['transport', 'reader']; requests: { rpc: RpcRequest }; events: Record<never, never> };
+export const TRANSPORT_READER = declareChannel<TransportReader>({
+  name: 'transport→reader',
+  ends: ['transport', 'reader'],
+  requests: { rpc: 'transport' },
+  events: {},
+});
+
 // ---------------------------------------------------------------------------------------------
 // Between actors
 // ---------------------------------------------------------------------------------------------
@@ -320,4 +333,31 @@ export const CONSENSUS_P2P = declareChannel<ConsensusP2p>({
   ends: ['consensus', 'p2p'],
   requests: {},
   events: { istanbulSend: 'consensus', istanbulMessage: 'p2p' },
+});
+
+/**
+ * What a state reader thread reads through the chain, the one RocksDB owner. Trie nodes and code are
+ * content-addressed (the key is the value's hash), so whatever the chain answers for a key is the
+ * value under that key for every root, and a reader may keep it for good.
+ */
+export type ReaderChain = {
+  ends: ['reader', 'chain'];
+  requests: {
+    /** State database values (trie nodes, code) by their hex keys; null for a key not stored. */
+    stateValues: { from: 'reader'; req: { keys: string[] }; res: (Uint8Array | null)[] };
+    /**
+     * The block a block parameter names, as the chain resolves it (its errors included), encoded with
+     * an empty body (a call needs the header only); null when there is no such block.
+     */
+    block: { from: 'reader'; req: { ref: BlockRef }; res: { hash: Uint8Array; rlp: Uint8Array } | null };
+    /** The canonical block hash at a number (BLOCKHASH), null when there is none. */
+    canonicalHash: { from: 'reader'; req: { number: bigint }; res: Uint8Array | null };
+  };
+  events: Record<never, never>;
+};
+export const READER_CHAIN = declareChannel<ReaderChain>({
+  name: 'reader→chain',
+  ends: ['reader', 'chain'],
+  requests: { stateValues: 'reader', block: 'reader', canonicalHash: 'reader' },
+  events: {},
 });

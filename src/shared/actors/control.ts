@@ -44,6 +44,7 @@ export interface ActorStartInfo {
   logindex: { indexedBlocks: bigint };
   /** The ports this thread bound itself (the HTTP port is the supervisor's connection guard's). */
   transport: { httpPort?: number; wsPort?: number; graphqlPort?: number };
+  reader: null;
 }
 
 export type ControlOf<A extends ActorName> = ActorControl<A>;

@@ -50,7 +50,8 @@ export interface ChainActorData extends ActorDataBase {
   headView: SharedArrayBuffer;
   /** `--revert-reason-enabled` and `--target-gas-limit`. */
   chain: ChainOptions;
-  ports: { txpool: MessagePort; consensus: MessagePort; p2p?: MessagePort; logindex: MessagePort; transports: MessagePort[] };
+  /** `readers`: the ends towards each state reader thread (`--Xstate-reader-threads`). */
+  ports: { txpool: MessagePort; consensus: MessagePort; p2p?: MessagePort; logindex: MessagePort; transports: MessagePort[]; readers: MessagePort[] };
 }
 
 export interface LogIndexActorData extends ActorDataBase {
@@ -62,6 +63,19 @@ export interface LogIndexActorData extends ActorDataBase {
   /** `--rpc-max-logs-count`: the most logs one answer carries (0 = unlimited). */
   rpcMaxLogsCount: number;
   /** The head the chain publishes: a query waits until the index has reached it. */
+  headView: SharedArrayBuffer;
+  ports: { chain: MessagePort; transports: MessagePort[] };
+}
+
+/**
+ * A state reader thread (src/reader/): answers state reads and simulations (eth_call, eth_estimateGas,
+ * balances, code, storage) at a block, reading the state trie's nodes through the chain.
+ */
+export interface ReaderActorData extends ActorDataBase {
+  actor: 'reader';
+  /** `--rpc-gas-cap`, as the chain's. */
+  rpcGasCap: bigint;
+  /** The chain head the chain publishes: what `latest` names. */
   headView: SharedArrayBuffer;
   ports: { chain: MessagePort; transports: MessagePort[] };
 }
@@ -220,8 +234,8 @@ export interface TransportActorData extends ActorDataBase {
   /** Peer count and sync state written by the p2p actor (p2p-status-view.ts). */
   p2pStatusView?: SharedArrayBuffer;
   headView: SharedArrayBuffer;
-  /** `p2p` is absent when P2P is disabled. */
-  ports: { chain: MessagePort; txpool: MessagePort; consensus: MessagePort; p2p?: MessagePort; logindex: MessagePort };
+  /** `p2p` is absent when P2P is disabled; `readers`: one end per state reader thread (none: the chain reads state). */
+  ports: { chain: MessagePort; txpool: MessagePort; consensus: MessagePort; p2p?: MessagePort; logindex: MessagePort; readers: MessagePort[] };
 }
 
 /** The data of each actor kind. */
@@ -232,6 +246,7 @@ export interface ActorDataOf {
   p2p: P2pActorData;
   logindex: LogIndexActorData;
   transport: TransportActorData;
+  reader: ReaderActorData;
 }
 
 function isActorData<A extends ActorName>(value: unknown, actor: A): value is ActorDataOf[A] {

@@ -42,6 +42,8 @@ export interface ActorMetrics {
   p2p: null;
   logindex: null;
   transport: { rpc: MethodTimings[] };
+  /** A state reader's calls are timed by the transport that sent them. */
+  reader: null;
 }
 
 export interface ThreadMetrics<Actor extends keyof ActorMetrics> {

@@ -19,8 +19,12 @@ import { debugMethods } from './methods/debug-methods.js';
 import { qbftMethods } from './methods/qbft-methods.js';
 import { subscriptionMethods } from './methods/subscription-methods.js';
 
-/** Who answers a method: an actor, or the transport itself without a hop. */
-export type Owner = 'chain' | 'txpool' | 'consensus' | 'p2p' | 'logindex' | 'transport';
+/**
+ * Who answers a method: an actor, or the transport itself without a hop. `reader`: a state reader
+ * thread (state at a block, simulations), or the chain when the node runs none
+ * (`--Xstate-reader-threads=0`): the chain answers every `reader` method too.
+ */
+export type Owner = 'chain' | 'txpool' | 'consensus' | 'p2p' | 'logindex' | 'transport' | 'reader';
 
 /** The JSON-RPC transports: each serves the registry with its own enabled API groups. */
 export type JsonRpcTransport = 'http' | 'ws' | 'ipc';
@@ -59,6 +63,7 @@ export type ParamsOf<M extends MethodName> = ReturnType<Registry[M]['parseParams
 
 type OwnersOf<M extends MethodName> =
   | Registry[M]['owner']
+  | (Registry[M]['owner'] extends 'reader' ? 'chain' : never)
   | (Registry[M] extends { readonly fallbackOwner: infer F } ? F : never);
 
 /** Names of the methods owner `O` must answer (as owner or as fallback owner). */
@@ -102,6 +107,6 @@ export function lookupMethod(name: string): RegisteredMethod | undefined {
 export function methodNamesOwnedBy(owner: Owner): MethodName[] {
   return (Object.keys(registry) as MethodName[]).filter((name) => {
     const spec: MethodSpec = registry[name];
-    return spec.owner === owner || spec.fallbackOwner === owner;
+    return spec.owner === owner || spec.fallbackOwner === owner || (owner === 'chain' && spec.owner === 'reader');
   });
 }

@@ -10,10 +10,10 @@
  */
 import type { ActorName } from '../actors/channel.js';
 
-const ACTOR_SLOTS: Readonly<Record<ActorName, number>> = { chain: 1, txpool: 2, consensus: 3, p2p: 4, transport: 5, logindex: 6 };
+const ACTOR_SLOTS: Readonly<Record<ActorName, number>> = { chain: 1, txpool: 2, consensus: 3, p2p: 4, transport: 5, logindex: 6, reader: 7 };
 const ACTORS = Object.keys(ACTOR_SLOTS) as ActorName[];
 const RECEIVED_SLOT = 0;
-const SLOT_COUNT = 7;
+const SLOT_COUNT = 8;
 const WRAP = 2 ** 32;
 
 export function createMailboxCounters(): SharedArrayBuffer {

@@ -1,6 +1,7 @@
 /**
  * Registry entries: World state at a block, and simulation on it: balances, code, storage, nonces,
- * proofs, eth_call, gas estimation, access lists (chain actor).
+ * proofs, eth_call, gas estimation, access lists (chain actor; the reads and simulations of one block's
+ * state that need nothing else, a state reader thread: src/reader/).
  * Spread into the ONE registry in ../registry.ts; see MethodSpec there for what an entry holds.
  */
 import type { MethodSpec } from '../registry.js';
@@ -86,13 +87,13 @@ function parseBlockOverrides(raw: unknown): BlockOverrides {
 }
 
 export const stateMethods = {
-  eth_getBalance: { group: 'ETH', owner: 'chain', parseParams: accountAtBlock },
-  eth_getCode: { group: 'ETH', owner: 'chain', parseParams: accountAtBlock },
+  eth_getBalance: { group: 'ETH', owner: 'reader', parseParams: accountAtBlock },
+  eth_getCode: { group: 'ETH', owner: 'reader', parseParams: accountAtBlock },
   /** `pending` is max(latest nonce, the pool's next nonce): the chain actor asks the pool. */
   eth_getTransactionCount: { group: 'ETH', owner: 'chain', parseParams: accountAtBlock },
   eth_getStorageAt: {
     group: 'ETH',
-    owner: 'chain',
+    owner: 'reader',
     parseParams: (raw: readonly unknown[]): StorageAtParams => {
       const block = parseBlockRef(raw[2]);
       const address = parseAddress(raw[0]);
@@ -109,7 +110,7 @@ export const stateMethods = {
   },
   eth_call: {
     group: 'ETH',
-    owner: 'chain',
+    owner: 'reader',
     parseParams: (raw: readonly unknown[]): CallParams => {
       const block = parseBlockRef(raw[1]);
       const call = parseCallRequest(raw[0]);
@@ -120,7 +121,7 @@ export const stateMethods = {
   /** The block is optional (default `pending`) and may not be a hash. */
   eth_estimateGas: {
     group: 'ETH',
-    owner: 'chain',
+    owner: 'reader',
     parseParams: (raw: readonly unknown[]): EstimateGasParams => {
       const call = parseCallRequest(raw[0]);
       const stateOverrides = parseStateOverrides(raw[2]);

@@ -8,17 +8,26 @@ import { createAccessList2930Tx, createBlob4844Tx, createFeeMarket1559Tx, create
 import { Account, Address, KECCAK256_NULL, bigIntToHex, bytesToHex, equalsBytes, hexToBytes } from '@ethereumjs/util';
 import { runTx } from '@ethereumjs/vm';
 import type { VM } from '@ethereumjs/vm';
-import type { AccountOverride, CallRequest } from '../../shared/rpc/params.js';
-import type { SimulationResult } from '../../shared/actors/messages.js';
-import { RpcError, RpcErrors } from '../../shared/rpc/errors.js';
-import type { Json } from '../../shared/rpc/types.js';
-import { txCommonFor } from '../../shared/ethereum/tx-common.js';
-import type { Chain } from '../chain.js';
-import { StructLogCollector, reanchorAfterPreByzantium, withStepListener } from '../struct-log-tracer.js';
-import type { TraceOptions } from '../../shared/rpc/methods/param-shapes.js';
+import type { AccountOverride, CallRequest } from '../rpc/params.js';
+import type { SimulationResult } from '../actors/messages.js';
+import { RpcError, RpcErrors } from '../rpc/errors.js';
+import type { Json } from '../rpc/types.js';
+import { txCommonFor } from '../ethereum/tx-common.js';
+import type { StateAtBlock } from './state-views.js';
+import { StructLogCollector, reanchorAfterPreByzantium, withStepListener } from './struct-log-tracer.js';
+import type { TraceOptions } from '../rpc/methods/param-shapes.js';
 
 /** EIP-7825's cap on a transaction's gas limit (2^24), from Osaka on. */
 export const TX_GAS_LIMIT_CAP = 16_777_216n;
+
+/**
+ * The gas a simulation on `block` may use: `--rpc-gas-cap` (0: none), but never above the block gas
+ * limit, nor (from Osaka) above EIP-7825's transaction gas limit cap.
+ */
+export function simulationGasCap(block: Block, rpcGasCap: bigint): bigint {
+  const blockCap = rpcGasCap > 0n && rpcGasCap < block.header.gasLimit ? rpcGasCap : block.header.gasLimit;
+  return block.header.common.isActivatedEIP(7825) && blockCap > TX_GAS_LIMIT_CAP ? TX_GAS_LIMIT_CAP : blockCap;
+}
 
 /** Besu's `--estimate-gas-tolerance-ratio`: the binary search stops within this fraction. */
 const ESTIMATE_TOLERANCE = 0.015;
@@ -43,7 +52,8 @@ export class CallSimulator {
   private zeroBaseFeeEnv: { hash: string; block: Block } | undefined;
 
   constructor(
-    private readonly chain: Chain,
+    /** Where the state after a block is read: the chain thread's read state or a reader thread's. */
+    private readonly state: StateAtBlock,
     /** The gas a simulation on a block may use (`--rpc-gas-cap` within the block gas limit). */
     private readonly gasCap: (block: Block) => bigint,
   ) {}
@@ -73,7 +83,7 @@ export class CallSimulator {
     if (block.header.baseFeePerGas === undefined) return block;
     const hash = bytesToHex(block.hash());
     if (this.zeroBaseFeeEnv?.hash !== hash) {
-      const env = this.chain.spec.createBlock({ ...block.header.toJSON(), baseFeePerGas: 0n } as never, []);
+      const env = this.state.spec.createBlock({ ...block.header.toJSON(), baseFeePerGas: 0n } as never, []);
       this.zeroBaseFeeEnv = { hash, block: env };
     }
     return this.zeroBaseFeeEnv.block;
@@ -109,7 +119,7 @@ export class CallSimulator {
    */
   inSimulation<T>(block: Block, fn: (vm: VM) => Promise<T>, needsStateRoots = false): Promise<T> {
     const onTrie = needsStateRoots || !block.header.common.gteHardfork('byzantium');
-    const withState = onTrie ? this.chain.withTrieStateAt.bind(this.chain) : this.chain.withStateAt.bind(this.chain);
+    const withState = onTrie ? this.state.withTrieStateAt.bind(this.state) : this.state.withStateAt.bind(this.state);
     return withState(block.header.stateRoot, async (vm) => {
       vm.common.setHardforkBy({ blockNumber: block.header.number, timestamp: block.header.timestamp });
       await vm.evm.journal.checkpoint();
@@ -288,7 +298,7 @@ export class CallSimulator {
   }
 
   private async hasCode(address: Uint8Array, block: Block): Promise<boolean> {
-    return this.chain.withStateAt(block.header.stateRoot, async (vm) => (await vm.stateManager.getCode(new Address(address))).length > 0);
+    return this.state.withStateAt(block.header.stateRoot, async (vm) => (await vm.stateManager.getCode(new Address(address))).length > 0);
   }
 }
 

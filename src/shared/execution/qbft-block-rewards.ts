@@ -18,8 +18,8 @@ import type { Withdrawal } from '@ethereumjs/util';
 import { runBlock } from '@ethereumjs/vm';
 import type { RunBlockOpts, RunBlockResult, VM } from '@ethereumjs/vm';
 
-import { bytesEqual } from '../shared/qbft/header-rules.js';
-import type { QbftSchedule } from '../shared/qbft/schedule.js';
+import { bytesEqual } from '../qbft/header-rules.js';
+import type { QbftSchedule } from '../qbft/schedule.js';
 
 export interface BlockRewardRules {
   /** Who is paid the fees of the block (and reads as COINBASE) given its number, timestamp and header coinbase. */

@@ -4,13 +4,13 @@ import { RLP } from '@ethereumjs/rlp';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import type { Withdrawal } from '@ethereumjs/util';
 import type { ChainSpec } from './chain-spec.js';
-import { blockFromRlp } from '../shared/ethereum/block-decode.js';
-import { buildGenesis, genesisBlock, writeGenesisState } from '../shared/ethereum/common.js';
-import { parseGenesisJson } from '../shared/ethereum/genesis.js';
-import { MergeTransition, mergeTotalDifficulty } from '../shared/ethereum/merge-transition.js';
-import { createQbftHeader, qbftBlockFromRlp, qbftHeaderFromValues } from '../shared/qbft/block-hash.js';
+import { blockFromRlp } from '../ethereum/block-decode.js';
+import { buildGenesis, genesisBlock, writeGenesisState } from '../ethereum/common.js';
+import { parseGenesisJson } from '../ethereum/genesis.js';
+import { MergeTransition, mergeTotalDifficulty } from '../ethereum/merge-transition.js';
+import { createQbftHeader, qbftBlockFromRlp, qbftHeaderFromValues } from '../qbft/block-hash.js';
 import { qbftBlockRewardRules } from './qbft-block-rewards.js';
-import { QbftSchedule } from '../shared/qbft/schedule.js';
+import { QbftSchedule } from '../qbft/schedule.js';
 
 /**
  * The ChainSpec of a Besu genesis: its EVM rules, genesis state and block, and the block hashing its

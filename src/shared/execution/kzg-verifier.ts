@@ -3,8 +3,8 @@
  * first 0x0a call that reaches the pairing check, so a node whose transactions never call 0x0a never
  * loads KZG. The thread then keeps kzg-wasm loaded until the chain closes.
  */
-import type verifyPointEvaluation from '../../workers/tasks/kzg-point-evaluation.task.js';
-import { TaskPool } from '../shared/util/task-pool.js';
+import type verifyPointEvaluation from '../../../workers/tasks/kzg-point-evaluation.task.js';
+import { TaskPool } from '../util/task-pool.js';
 import type { PointEvaluationInput } from './kzg-point-evaluation.js';
 
 /** Longest setTimeout delay: the loaded thread is never retired for idleness. */
@@ -17,7 +17,7 @@ export class KzgVerifierPool {
   /** Bound, so that it can be handed to the precompile as a plain function. */
   readonly verify = (input: PointEvaluationInput): Promise<boolean> => {
     if (this.closed) return Promise.reject(new Error('the KZG verifier is closed'));
-    this.pool ??= new TaskPool(new URL('../../workers/tasks/kzg-point-evaluation.task.js', import.meta.url), {
+    this.pool ??= new TaskPool(new URL('../../../workers/tasks/kzg-point-evaluation.task.js', import.meta.url), {
       minThreads: 1,
       maxThreads: 1,
       idleTimeout: NEVER,

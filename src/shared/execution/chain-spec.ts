@@ -4,7 +4,7 @@ import type { MerkleStateManager } from '@ethereumjs/statemanager';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import type { Withdrawal } from '@ethereumjs/util';
 import type { BlockRewardRules } from './qbft-block-rewards.js';
-import type { MergeTransition } from '../shared/ethereum/merge-transition.js';
+import type { MergeTransition } from '../ethereum/merge-transition.js';
 
 /**
  * What the chain needs to know about the network it runs, independent of how blocks are sealed:

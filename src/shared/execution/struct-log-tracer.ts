@@ -8,9 +8,9 @@ import { bytesToHex, setLengthLeft, bigIntToBytes } from '@ethereumjs/util';
 import { runTx } from '@ethereumjs/vm';
 import type { VM } from '@ethereumjs/vm';
 import type { InterpreterStep } from '@ethereumjs/evm';
-import type { Json } from '../shared/rpc/types.js';
-import type { TraceOptions } from '../shared/rpc/methods/param-shapes.js';
-import type { Chain } from './chain.js';
+import type { Json } from '../rpc/types.js';
+import type { TraceOptions } from '../rpc/methods/param-shapes.js';
+import type { StateAtBlock } from './state-views.js';
 import { runPreTransactionSystemCalls } from './system-calls.js';
 
 function word(value: bigint): string {
@@ -103,7 +103,7 @@ export async function withStepListener<T>(vm: VM, onStep: StructLogCollector['on
  * step of work: between them the chain thread takes other messages (block import among them), so a
  * long block trace never holds them up for more than one transaction.
  */
-async function traceBlockTransactions(chain: Chain, block: Block, parentStateRoot: Uint8Array, options: TraceOptions, traced?: number): Promise<Json[]> {
+async function traceBlockTransactions(chain: StateAtBlock, block: Block, parentStateRoot: Uint8Array, options: TraceOptions, traced?: number): Promise<Json[]> {
   // On the trie-backed state: pre-Byzantium receipts need state roots between transactions.
   return chain.withTrieStateAt(parentStateRoot, async (vm) => {
     vm.common.setHardforkBy({ blockNumber: block.header.number, timestamp: block.header.timestamp });
@@ -135,12 +135,12 @@ async function traceBlockTransactions(chain: Chain, block: Block, parentStateRoo
 }
 
 /** debug_traceTransaction: the transaction at `index` of `block`, after the ones before it. */
-export async function traceTransaction(chain: Chain, block: Block, parentStateRoot: Uint8Array, index: number, options: TraceOptions): Promise<Json> {
+export async function traceTransaction(chain: StateAtBlock, block: Block, parentStateRoot: Uint8Array, index: number, options: TraceOptions): Promise<Json> {
   return (await traceBlockTransactions(chain, block, parentStateRoot, options, index))[0]!;
 }
 
 /** debug_traceBlock*: every transaction of `block`, in order. */
-export function traceBlock(chain: Chain, block: Block, parentStateRoot: Uint8Array, options: TraceOptions): Promise<Json[]> {
+export function traceBlock(chain: StateAtBlock, block: Block, parentStateRoot: Uint8Array, options: TraceOptions): Promise<Json[]> {
   return traceBlockTransactions(chain, block, parentStateRoot, options);
 }
 

@@ -1,0 +1,120 @@
+/**
+ * A state reader (src/reader/state-reader.ts) against a real chain in one process, wired to what the
+ * chain actor serves readers: its answers equal the chain's own for the same calls (results, errors,
+ * revert data, unknown blocks), at every block and at `latest` as the head moves; state values are
+ * asked once and kept.
+ */
+import test from 'ava';
+import { bytesToHex, hexToBytes } from '@ethereumjs/util';
+import { ChainActor } from '../../src/chain/chain-actor.js';
+import type { Chain } from '../../src/chain/chain.js';
+import { chainSpecFromGenesis } from '../../src/shared/execution/network-spec.js';
+import { parseGenesisJson } from '../../src/shared/ethereum/genesis.js';
+import { METHOD_REGISTRY, lookupMethod } from '../../src/shared/rpc/registry.js';
+import { serveMethodsAsJsonText } from '../../src/shared/rpc/dispatch.js';
+import { Logger } from '../../src/shared/util/log.js';
+import { ChainStateStore, StateReader } from '../../src/reader/state-reader.js';
+import { revertingDeployCode, storeAndLogDeployCode } from '../helpers/contracts.js';
+import { DEV_ACCOUNTS } from '../helpers/dev-accounts.js';
+import { candidate, devNetwork, openDevChain, proposeAndCommit, signedTx } from '../helpers/dev-chain.js';
+import { removeDataPath, tempDataPath } from '../helpers/node-process.js';
+
+/** A method's answer as a transport gets it: the JSON text of the result, or the error object. */
+async function answer(serve: (method: string, params: never) => Promise<string>, method: string, raw: unknown[]): Promise<unknown> {
+  const spec = lookupMethod(method)!;
+  try {
+    return JSON.parse(await serve(method, spec.parseParams(raw) as never));
+  } catch (err) {
+    const { code, message, data } = err as { code?: number; message: string; data?: unknown };
+    return { error: { code, message, data } };
+  }
+}
+
+test('a state reader answers as the chain does, at each block and at latest as the head moves', async (t) => {
+  const path = tempDataPath();
+  let chain: Chain | undefined;
+  try {
+    chain = await openDevChain(path);
+    const opened = chain;
+    const actor = new ChainActor(opened, {
+      rpc: { rpcGasCap: 0n, minGasPrice: 0n },
+      genesis: parseGenesisJson(JSON.stringify(devNetwork.genesisJson)),
+      pendingNonce: async () => null,
+      onNewHead: () => undefined,
+      log: new Logger('test'),
+    });
+    const toChain = actor.transportHandlers(0);
+    const chainServe = async (method: string, params: never): Promise<string> => toChain.rpc({ method, params });
+    let valueAsks = 0;
+    const reader = await StateReader.open({
+      spec: await chainSpecFromGenesis(JSON.stringify(devNetwork.genesisJson)),
+      chain: {
+        stateValues: (keys) => {
+          valueAsks += keys.length;
+          return Promise.resolve(actor.reader.stateValues({ keys }));
+        },
+        block: async (ref) => actor.reader.block({ ref }),
+        canonicalHash: async (number) => actor.reader.canonicalHash({ number }),
+      },
+      head: () => ({ number: opened.getHead().number, hash: opened.getHead().hash }),
+      rpcGasCap: 0n,
+      verifyKzg: async () => false,
+    });
+    const readerServe = serveMethodsAsJsonText('reader', reader.handlers);
+
+    const key = DEV_ACCOUNTS[0].privateKey;
+    const sender = DEV_ACCOUNTS[0].address;
+    await proposeAndCommit(opened, [candidate(signedTx(key, 0n, { data: storeAndLogDeployCode() })), candidate(signedTx(key, 1n, { data: revertingDeployCode() }))]);
+    const deployed = await opened.store.getReceipts(opened.getHead().hash);
+    const store = bytesToHex(deployed![0]!.contractAddress!);
+    const reverting = bytesToHex(deployed![1]!.contractAddress!);
+    const calls = (block: string): [string, unknown[]][] => [
+      ['eth_getBalance', [sender, block]],
+      ['eth_getBalance', ['0x00000000000000000000000000000000000c0ffe', block]],
+      ['eth_getCode', [store, block]],
+      ['eth_getStorageAt', [store, '0x0', block]],
+      ['eth_call', [{ to: store, data: '0x' }, block]],
+      ['eth_call', [{ to: reverting, data: '0x' }, block]],
+      ['eth_call', [{ from: sender, to: store, data: '0x', value: '0x1' }, block, { [sender]: { balance: '0x0' } }]],
+      ['eth_estimateGas', [{ from: sender, to: '0x00000000000000000000000000000000000c0ffe', value: '0x5' }, block === '0x99' ? 'latest' : block]],
+      ['eth_estimateGas', [{ from: sender, to: store, data: '0x2a' }, block === '0x99' ? 'latest' : block]],
+    ];
+    const compare = async (block: string) => {
+      for (const [method, raw] of calls(block)) {
+        t.deepEqual(await answer(readerServe, method, raw), await answer(chainServe, method, raw), `${method} ${JSON.stringify(raw)}`);
+      }
+    };
+    // The head moves: `latest` follows it, earlier blocks keep answering their own state.
+    for (let i = 0; i < 3; i++) {
+      await proposeAndCommit(opened, [candidate(signedTx(key, BigInt(2 + i), { value: BigInt(10 + i) }))]);
+      for (const block of ['latest', 'pending', 'earliest', '0x1', '0x2', `0x${opened.getHead().number.toString(16)}`, '0x99', 'finalized']) await compare(block);
+    }
+    t.is(
+      JSON.parse(await readerServe('eth_getBalance', lookupMethod('eth_getBalance')!.parseParams(['0x00000000000000000000000000000000000c0ffe', 'latest']) as never)),
+      '0x21',
+    );
+    // Content-addressed values are asked for once: the same reads again ask the chain for nothing.
+    const asked = valueAsks;
+    await compare('0x2');
+    t.is(valueAsks, asked);
+    t.true(Object.keys(reader.handlers).every((name) => (METHOD_REGISTRY as Record<string, { owner: string }>)[name]!.owner === 'reader'));
+  } finally {
+    await chain?.close();
+    removeDataPath(path);
+  }
+});
+
+test('a state value the chain does not hold reads as missing, and is asked for again', async (t) => {
+  let asks = 0;
+  const store = new ChainStateStore({
+    stateValues: async (keys) => {
+      asks++;
+      return keys.map((key) => (key === 'aa' ? hexToBytes('0x01') : null));
+    },
+  });
+  t.is(await store.get('bb'), undefined);
+  t.is(await store.get('bb'), undefined);
+  t.deepEqual(await store.get('aa'), hexToBytes('0x01'));
+  t.deepEqual(await store.get('aa'), hexToBytes('0x01'));
+  t.is(asks, 3);
+});
