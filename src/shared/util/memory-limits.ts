@@ -15,14 +15,15 @@ import type { ActorName } from '../actors/channel.js';
  */
 export const WORKER_YOUNG_GENERATION_MB = 12;
 
-/** The `resourceLimits` of the worker threads the node starts: actors but the chain, and piscina pools (TaskPool). */
+/** The `resourceLimits` of the worker threads the node starts: actors but the chain and the state readers, and piscina pools (TaskPool). */
 export const WORKER_RESOURCE_LIMITS = { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB } as const;
 
 /**
  * The chain keeps V8's default: it builds and executes blocks of thousands of transactions, whose
  * objects outlive 4 MB semi-spaces and were promoted to be marked and compacted; with 12 MB it included
  * fewer transfers per second under `bench/tx-throughput.ts` (830–1,000 against 1,540–1,670 in paired runs).
+ * The state readers run the EVM for every eth_call as the chain does for blocks: they keep it too.
  */
 export function actorResourceLimits(actor: ActorName): ResourceLimits {
-  return actor === 'chain' ? {} : WORKER_RESOURCE_LIMITS;
+  return actor === 'chain' || actor === 'reader' ? {} : WORKER_RESOURCE_LIMITS;
 }
