@@ -13,7 +13,7 @@ import { RLP } from '@ethereumjs/rlp';
 import type { NestedUint8Array } from '@ethereumjs/rlp';
 import { equalsBytes } from '@ethereumjs/util';
 import type { VM } from '@ethereumjs/vm';
-import { keccak_256 } from '@noble/hashes/sha3.js';
+import { keccak256 as keccak_256 } from '../shared/ethereum/keccak.js';
 import { InvalidBlockError, firstLine } from './import-rules.js';
 import type { KvOp, KvStore } from './kv-store.js';
 import { StateDb } from './state-db.js';
