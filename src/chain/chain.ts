@@ -30,6 +30,8 @@ import type { BlockValidation, ExecutedBlock } from './block-validation.js';
 import { InvalidBlockError, OMMER_WINDOW, firstLine, validateBody, validateHeader } from './import-rules.js';
 import type { ChainImportRules, ImportRuleOptions } from './import-rules.js';
 import { BoundedStateCaches, StateDb, YieldingStateDb } from './state-db.js';
+import { BatchCommitStateManager } from './batch-commit-state.js';
+import { keccak256 } from '../shared/ethereum/keccak.js';
 import { ReadState } from './read-state.js';
 import { cacheJumpAnalysis, fastEipLookup } from './evm-tuning.js';
 import { collectRequests, runPreTransactionSystemCalls } from './system-calls.js';
@@ -720,8 +722,8 @@ export class Chain {
 }
 
 async function openState(stateDb: StateDb | YieldingStateDb, caches?: Caches): Promise<MerkleStateManager> {
-  const trie = await createMPT({ db: stateDb, useKeyHashing: true, valueEncoding: 'view' });
-  return new MerkleStateManager({ trie, caches });
+  const trie = await createMPT({ db: stateDb, useKeyHashing: true, useKeyHashingFunction: keccak256, valueEncoding: 'view' });
+  return new BatchCommitStateManager({ trie, caches });
 }
 
 
