@@ -11,16 +11,19 @@ import { parseGenesisJson } from '../src/shared/ethereum/genesis.js';
 import { Logger, setLogLevel } from '../src/shared/util/log.js';
 import { TaskPool } from '../src/shared/util/task-pool.js';
 import { TxPoolActor } from '../src/txpool/txpool-actor.js';
-import type decodeTransaction from './tasks/transaction-decode.task.js';
+import { DecodeBatches } from '../src/txpool/decode-batches.js';
+import type decodeTransactions from './tasks/transaction-decode.task.js';
 
 const data = actorData('txpool');
 setLogLevel(data.logLevel);
 const log = new Logger('TxPool');
 
-const decoders = new TaskPool<typeof decodeTransaction>(new URL('./tasks/transaction-decode.task.js', import.meta.url), {
-  maxThreads: Math.max(1, availableParallelism()),
+const decodeThreads = Math.max(1, availableParallelism());
+const decoders = new TaskPool<typeof decodeTransactions>(new URL('./tasks/transaction-decode.task.js', import.meta.url), {
+  maxThreads: decodeThreads,
   idleTimeout: 60_000,
 });
+const decodeBatches = new DecodeBatches((raws, rules) => decoders.run({ raws, rules }), decodeThreads);
 
 let pool: TxPoolActor | undefined;
 
@@ -32,7 +35,7 @@ exposeControl('txpool', {
     const actor = new TxPoolActor({
       genesis: parseGenesisJson(data.genesisJson),
       pool: data.pool,
-      decode: (raw, rules) => decoders.run({ raw, rules }),
+      decode: (raw, rules) => decodeBatches.decode(raw, rules),
       accounts: (addresses) => chain.request('accounts', { addresses }),
       ...(p2p ? { gossip: (txs) => p2p.emit('newTransactions', { txs }) } : {}),
       transports: {
