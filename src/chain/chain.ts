@@ -25,7 +25,7 @@ import { KvStore } from './kv-store.js';
 import { installPointEvaluation } from './kzg-point-evaluation.js';
 import { KzgVerifierPool } from './kzg-verifier.js';
 import type { KvOp } from './kv-store.js';
-import { ScratchState, adoptSenders, bodyDigest, canReuse, recoverSenders } from './block-validation.js';
+import { ScratchState, adoptSenders, bodyDigest, canReuse, pinKnown, recoverSenders } from './block-validation.js';
 import type { BlockValidation, ExecutedBlock } from './block-validation.js';
 import { InvalidBlockError, OMMER_WINDOW, firstLine, validateBody, validateHeader } from './import-rules.js';
 import type { ChainImportRules, ImportRuleOptions } from './import-rules.js';
@@ -616,7 +616,8 @@ export class Chain {
         if (blockedSenders.size > 0 && blockedSenders.has(senderKey())) continue;
         let tx: TypedTransaction;
         try {
-          tx = createTxFromRLP(candidate.raw, { common: txCommon });
+          // Frozen by pinKnown, once it has the hash and sender the pool found.
+          tx = createTxFromRLP(candidate.raw, { common: txCommon, freeze: false });
         } catch (err) {
           // Valid when admitted but not under this block's fork (e.g. over Osaka's EIP-7825 gas cap).
           rejected.push({ hash: candidate.hash, reason: 'invalid', detail: firstLine(err) });
@@ -625,8 +626,7 @@ export class Chain {
         }
         // The pool recovered and checked this signature, and hashed the bytes, already: trusting both
         // skips a second recovery and a re-serialisation and keccak per transaction.
-        (tx.cache as { senderPubKey?: Uint8Array; hash?: Uint8Array }).senderPubKey = candidate.senderPublicKey;
-        (tx.cache as { senderPubKey?: Uint8Array; hash?: Uint8Array }).hash = candidate.hash;
+        pinKnown(tx, candidate);
         const txBlobGas = isBlob4844Tx(tx) ? BigInt(tx.blobVersionedHashes.length) * blobGasPerBlob : 0n;
         const txBytes = candidate.raw.length;
         if (
