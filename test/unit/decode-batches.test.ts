@@ -43,3 +43,31 @@ test('transactions checked against different rules (the head moved) are never in
   await t.throwsAsync(b, { message: 'decoder thread died' });
   t.deepEqual(batches, [{ size: 2, rules: rulesA }, { size: 1, rules: rulesB }]);
 });
+
+test('while every thread has a batch, new transactions wait and leave together when one finishes', async (t) => {
+  const batches: number[] = [];
+  const release: (() => void)[] = [];
+  const batcher = new DecodeBatches(async (raws) => {
+    batches.push(raws.length);
+    await new Promise<void>((resolve) => release.push(resolve));
+    return raws.map((raw) => ({ ok: { nonce: BigInt(raw[0]!) } as DecodedTx }));
+  }, 1);
+  const first = batcher.decode(Uint8Array.of(1), rulesA);
+  await new Promise((resolve) => setImmediate(resolve));
+  t.deepEqual(batches, [1]);
+  // The one thread is busy: these three wait, across ticks.
+  const later = [batcher.decode(Uint8Array.of(2), rulesA)];
+  await new Promise((resolve) => setImmediate(resolve));
+  later.push(batcher.decode(Uint8Array.of(3), rulesA), batcher.decode(Uint8Array.of(4), rulesA));
+  await new Promise((resolve) => setImmediate(resolve));
+  t.deepEqual(batches, [1]);
+  release.shift()!();
+  t.deepEqual(await first, { ok: { nonce: 1n } as DecodedTx });
+  await new Promise((resolve) => setImmediate(resolve));
+  t.deepEqual(batches, [1, 3]);
+  release.shift()!();
+  t.deepEqual(
+    (await Promise.all(later)).map((outcome) => 'ok' in outcome && outcome.ok.nonce),
+    [2n, 3n, 4n],
+  );
+});
