@@ -63,7 +63,7 @@ const EMPTY = new Uint8Array(0);
  * root; the new nodes are put in `store` (none is deleted: nodes are shared between roots).
  */
 export async function applyTrieWrites(
-  store: TrieNodeStore,
+  nodes: TrieNodes,
   root: Uint8Array,
   writes: readonly TrieWrite[],
   keccak: (data: Uint8Array) => Uint8Array,
@@ -76,8 +76,8 @@ export async function applyTrieWrites(
     if (entries[i]!.nibbles.length !== keyLength) throw new Error('trie keys of different lengths');
     if (i > 0 && compareNibbles(entries[i - 1]!.nibbles, entries[i]!.nibbles) === 0) throw new Error('the same trie key written twice');
   }
-  const emptyRoot = keccak(RLP.encode(EMPTY));
-  const update = new TrieUpdate(store, entries);
+  const emptyRoot = nodes.emptyRoot;
+  const update = new TrieUpdate(nodes, entries);
   const start: Child | undefined = equal(root, emptyRoot) ? undefined : { t: STORED, ref: root };
   const updated = await update.apply(start, 0, 0, entries.length);
   if (updated === undefined) return emptyRoot;
@@ -87,13 +87,70 @@ export async function applyTrieWrites(
   // The root is stored by hash even when its encoding is short enough to be embedded.
   const newRoot = keccak(encoded);
   puts.push([newRoot, encoded]);
-  for (const [hash, value] of puts) await store.put(hash, value);
+  for (const [hash, value] of puts) await nodes.store.put(hash, value);
   return newRoot;
+}
+
+/** The value under `key` (hashed, as the trie holds it) in the trie whose root is `root`; undefined when absent. */
+export async function readTrieValue(nodes: TrieNodes, root: Uint8Array, key: Uint8Array): Promise<Uint8Array | undefined> {
+  if (equal(root, nodes.emptyRoot)) return undefined;
+  const nibbles = toNibbles(key);
+  let child: Child | undefined = { t: STORED, ref: root };
+  for (let depth = 0; child !== undefined; ) {
+    const node: TrieNode = await nodes.resolve(child);
+    if (node.t === BRANCH) {
+      child = node.children[nibbles[depth++]!];
+      continue;
+    }
+    if (!startsWithAt(nibbles, depth, node.path)) return undefined;
+    depth += node.path.length;
+    if (node.t === LEAF) return depth === nibbles.length ? node.value : undefined;
+    child = node.child;
+  }
+  return undefined;
+}
+
+/**
+ * Decoded trie nodes by hash, read through `store`. Nodes are content-addressed and never changed in
+ * place here (an update makes new nodes), so a decoded node stays valid for as long as it is kept;
+ * keeping the most recently used saves decoding the top of the trie again on every read and commit.
+ */
+export class TrieNodes {
+  readonly emptyRoot: Uint8Array;
+  private readonly decoded = new Map<string, TrieNode>();
+
+  constructor(
+    readonly store: TrieNodeStore,
+    keccak: (data: Uint8Array) => Uint8Array,
+    private readonly limit: number,
+  ) {
+    this.emptyRoot = keccak(RLP.encode(EMPTY));
+  }
+
+  async resolve(child: Child): Promise<TrieNode> {
+    if (child.t !== STORED) return child;
+    if (Array.isArray(child.ref)) return decodeNode(child.ref);
+    const hash = child.ref as Uint8Array;
+    const key = Buffer.from(hash.buffer, hash.byteOffset, hash.byteLength).toString('latin1');
+    const known = this.decoded.get(key);
+    if (known !== undefined) {
+      // Map order is insertion order: moved to the end, it is the most recently used.
+      this.decoded.delete(key);
+      this.decoded.set(key, known);
+      return known;
+    }
+    const encoded = await this.store.get(hash);
+    if (encoded === undefined) throw new Error('Missing node in DB');
+    const node = decodeNode(RLP.decode(encoded) as NestedUint8Array);
+    this.decoded.set(key, node);
+    if (this.decoded.size > this.limit) this.decoded.delete(this.decoded.keys().next().value!);
+    return node;
+  }
 }
 
 class TrieUpdate {
   constructor(
-    private readonly store: TrieNodeStore,
+    private readonly nodes: TrieNodes,
     private readonly entries: Entry[],
   ) {}
 
@@ -101,7 +158,7 @@ class TrieUpdate {
   async apply(child: Child | undefined, depth: number, lo: number, hi: number): Promise<Child | undefined> {
     if (lo === hi) return child;
     if (child === undefined) return build(this.entries.slice(lo, hi).filter((e) => e.value !== undefined), depth);
-    const node = await this.resolve(child);
+    const node = await this.nodes.resolve(child);
     switch (node.t) {
       case LEAF: {
         // The leaf is one more entry under this path, unless a write of the same key replaces it.
@@ -159,19 +216,12 @@ class TrieUpdate {
   /** `child` reached through `path`: a leaf or extension takes the path in front of its own. */
   private async prefixed(path: Uint8Array, child: Child | undefined): Promise<Child | undefined> {
     if (child === undefined || path.length === 0) return child;
-    const node = await this.resolve(child);
+    const node = await this.nodes.resolve(child);
     if (node.t === LEAF) return { t: LEAF, path: concatNibbles(path, node.path), value: node.value };
     if (node.t === EXTENSION) return { t: EXTENSION, path: concatNibbles(path, node.path), child: node.child };
     return { t: EXTENSION, path, child };
   }
 
-  private async resolve(child: Child): Promise<TrieNode> {
-    if (child.t !== STORED) return child;
-    if (Array.isArray(child.ref)) return decodeNode(child.ref);
-    const encoded = await this.store.get(child.ref as Uint8Array);
-    if (encoded === undefined) throw new Error('Missing node in DB');
-    return decodeNode(RLP.decode(encoded) as NestedUint8Array);
-  }
 }
 
 /** A new subtree at `depth` holding `entries` (sorted, all values present). */

@@ -7,11 +7,11 @@ import test from 'ava';
 import { createMPT } from '@ethereumjs/mpt';
 import { MapDB, bytesToHex, randomBytes } from '@ethereumjs/util';
 import { keccak_256 } from '@noble/hashes/sha3.js';
-import { applyTrieWrites } from '../../src/chain/trie-batch.js';
+import { TrieNodes, applyTrieWrites, readTrieValue } from '../../src/chain/trie-batch.js';
 import type { TrieNodeStore, TrieWrite } from '../../src/chain/trie-batch.js';
 
 /** One node database both tries use, keyed as the library keys it (unprefixed hex). */
-function sharedStore(): { db: MapDB<string, Uint8Array>; store: TrieNodeStore; puts: () => number } {
+function sharedStore(): { db: MapDB<string, Uint8Array>; store: TrieNodes; puts: () => number } {
   const db = new MapDB<string, Uint8Array>();
   let puts = 0;
   const store: TrieNodeStore = {
@@ -21,7 +21,7 @@ function sharedStore(): { db: MapDB<string, Uint8Array>; store: TrieNodeStore; p
       await db.put(bytesToHex(hash).slice(2), encoded);
     },
   };
-  return { db, store, puts: () => puts };
+  return { db, store: new TrieNodes(store, keccak_256, 64), puts: () => puts };
 }
 
 /** Keys that share long prefixes (down to the last nibble: leaves short enough to be embedded) and random ones. */
@@ -75,7 +75,15 @@ async function checkRound(t: import('ava').ExecutionContext, initial: number, ba
     root = await applyTrieWrites(store, root, writes, keccak_256);
     t.is(bytesToHex(root), bytesToHex(reference.root()));
     const reader = await createMPT({ db, valueEncoding: 'view', root });
-    for (const [key, value] of contents) t.deepEqual(await reader.get(hexKey(key)), value);
+    for (const [key, value] of contents) {
+      t.deepEqual(await reader.get(hexKey(key)), value);
+      t.deepEqual(await readTrieValue(store, root, hexKey(key)), value);
+    }
+    // Absent keys: near present ones (paths that end inside a leaf or an extension) and random ones.
+    for (let i = 0; i < 10; i++) {
+      const absent = i % 2 === 0 ? nextKey() : randomBytes(32);
+      if (!contents.has(bytesToHex(absent))) t.is(await readTrieValue(store, root, absent), undefined);
+    }
   }
 }
 
