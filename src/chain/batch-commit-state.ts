@@ -1,7 +1,8 @@
-import { Account, Address, concatBytes, createAccountFromRLP, createAddressFromString, unprefixedHexToBytes } from '@ethereumjs/util';
+import { Account, Address, bytesToUnprefixedHex, concatBytes, createAccountFromRLP, createAddressFromString, unpadBytes, unprefixedHexToBytes } from '@ethereumjs/util';
 import { RLP } from '@ethereumjs/rlp';
 import { CODEHASH_PREFIX, MerkleStateManager } from '@ethereumjs/statemanager';
 import type { DB } from '@ethereumjs/util';
+import type { CheckpointDB } from '@ethereumjs/mpt';
 import { keccak256 } from '../shared/ethereum/keccak.js';
 import { TrieNodes, applyTrieWrites, readTrieValue } from './trie-batch.js';
 import type { TrieWrite } from './trie-batch.js';
@@ -54,9 +55,41 @@ export class BatchCommitStateManager extends MerkleStateManager {
     return RLP.decode(value ?? new Uint8Array(0)) as Uint8Array;
   }
 
+  /**
+   * With caches a slot write belongs in the storage cache alone, flushed with the block. ethereumjs
+   * 10.1 means to do that (`cache.put(...) ?? writeToTrie(...)`), but the cache's `put` returns
+   * undefined, so every SSTORE also went through the storage trie: an MPT put, its path re-hashed and
+   * stored, per write.
+   */
+  override async putStorage(address: Address, key: Uint8Array, value: Uint8Array): Promise<void> {
+    const cache = this._caches?.storage;
+    // The library's own checks and messages for a bad key or value.
+    if (cache === undefined || key.length !== 32 || value.length > 32) return super.putStorage(address, key, value);
+    if ((await this.getAccount(address)) === undefined) return super.putStorage(address, key, value);
+    cache.put(address, key, RLP.encode(unpadBytes(value)));
+  }
+
+  /**
+   * A flush inside a checkpoint (a simulation asking for a state root) makes ethereumjs' caches forget
+   * what they held before the checkpoint (their `flush` resets the checkpoint's undo records), so
+   * reverting it would leave the simulation's accounts and slots in the caches; the trie's root does
+   * revert. Once the last checkpoint is reverted the caches are emptied: reads go to the trie again.
+   */
+  private flushedInCheckpoint = false;
+
+  override async revert(): Promise<void> {
+    await super.revert();
+    if (this._checkpointCount === 0 && this.flushedInCheckpoint) {
+      this.flushedInCheckpoint = false;
+      this._caches?.clear();
+      this._storageTries = {};
+    }
+  }
+
   override async flush(): Promise<void> {
     const caches = this._caches;
     if (caches === undefined) return super.flush();
+    if (this._checkpointCount > 0) this.flushedInCheckpoint = true;
 
     for (const [addressHex, { code }] of caches.code?.flush() ?? []) {
       if (code === undefined) continue;
@@ -93,10 +126,17 @@ export class BatchCommitStateManager extends MerkleStateManager {
   }
 }
 
-/** The trie's node database (ethereumjs' CheckpointDB: writes inside a trie checkpoint stay revertible). */
-function nodeStore(db: DB<Uint8Array, Uint8Array>): TrieNodes['store'] {
+/**
+ * Reads through the trie's CheckpointDB (it sees nodes written inside open checkpoints); writes go to
+ * the database beneath it. A flush inside a checkpoint (a simulation asking for a state root) must not
+ * lose its nodes when the checkpoint is reverted: the storage roots it computed may stay referenced
+ * (ethereumjs' storage tries write beneath the checkpoints for the same reason). Nodes are
+ * content-addressed, so a node kept for nothing is only garbage, never wrong.
+ */
+function nodeStore(db: CheckpointDB): TrieNodes['store'] {
+  const beneath = db.db as DB<string, Uint8Array>;
   return {
     get: (hash) => db.get(hash),
-    put: (hash, encoded) => db.put(hash, encoded),
+    put: (hash, encoded) => beneath.put(bytesToUnprefixedHex(hash), encoded),
   };
 }
