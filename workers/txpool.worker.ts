@@ -11,7 +11,8 @@ import { parseGenesisJson } from '../src/shared/ethereum/genesis.js';
 import { Logger, setLogLevel } from '../src/shared/util/log.js';
 import { TaskPool } from '../src/shared/util/task-pool.js';
 import { TxPoolActor } from '../src/txpool/txpool-actor.js';
-import type decodeTransaction from './tasks/transaction-decode.task.js';
+import { DecodeBatches } from '../src/txpool/decode-batches.js';
+import type decodeTransactions from './tasks/transaction-decode.task.js';
 
 const data = actorData('txpool');
 setLogLevel(data.logLevel);
@@ -19,11 +20,13 @@ const log = new Logger('TxPool');
 
 // No thread while no transaction comes (piscina would keep half the CPUs' worth): the first transaction
 // starts one (a few ms), and threads retire after a minute without work.
-const decoders = new TaskPool<typeof decodeTransaction>(new URL('./tasks/transaction-decode.task.js', import.meta.url), {
+const decodeThreads = Math.max(1, availableParallelism());
+const decoders = new TaskPool<typeof decodeTransactions>(new URL('./tasks/transaction-decode.task.js', import.meta.url), {
   minThreads: 0,
-  maxThreads: Math.max(1, availableParallelism()),
+  maxThreads: decodeThreads,
   idleTimeout: 60_000,
 });
+const decodeBatches = new DecodeBatches((raws, rules) => decoders.run({ raws, rules }), decodeThreads);
 
 let pool: TxPoolActor | undefined;
 
@@ -35,7 +38,7 @@ exposeControl('txpool', {
     const actor = new TxPoolActor({
       genesis: parseGenesisJson(data.genesisJson),
       pool: data.pool,
-      decode: (raw, rules) => decoders.run({ raw, rules }),
+      decode: (raw, rules) => decodeBatches.decode(raw, rules),
       accounts: (addresses) => chain.request('accounts', { addresses }),
       ...(p2p ? { gossip: (txs) => p2p.emit('newTransactions', { txs }) } : {}),
       transports: {

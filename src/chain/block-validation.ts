@@ -11,9 +11,9 @@
 import type { Block } from '@ethereumjs/block';
 import { RLP } from '@ethereumjs/rlp';
 import type { NestedUint8Array } from '@ethereumjs/rlp';
-import { equalsBytes } from '@ethereumjs/util';
+import { Address, equalsBytes } from '@ethereumjs/util';
 import type { VM } from '@ethereumjs/vm';
-import { keccak_256 } from '@noble/hashes/sha3.js';
+import { keccak256 as keccak_256 } from '../shared/ethereum/keccak.js';
 import { InvalidBlockError, firstLine } from './import-rules.js';
 import type { KvOp, KvStore } from '../shared/storage/kv-store.js';
 import { StateDb } from './state-db.js';
@@ -65,6 +65,20 @@ export function adoptSenders(block: Block, senderKeys: readonly Uint8Array[]): v
 function setSenderKey(tx: Block['transactions'][number], key: Uint8Array): void {
   // ethereumjs reads this cache before recovering (frozen transactions fill it themselves).
   (tx.cache as { senderPubKey?: Uint8Array }).senderPubKey = key;
+}
+
+/**
+ * Gives a transaction made unfrozen (`freeze: false`) its hash and sender, known from elsewhere (the
+ * pool hashed it and recovered the sender), then freezes it as ethereumjs would have. ethereumjs
+ * derives the address from the key again, a keccak, on each of the several `getSenderAddress()` calls
+ * executing and storing a transaction makes; here it is derived once.
+ */
+export function pinKnown(tx: Block['transactions'][number], known: { hash: Uint8Array; senderPublicKey: Uint8Array }): void {
+  setSenderKey(tx, known.senderPublicKey);
+  (tx.cache as { hash?: Uint8Array }).hash = known.hash;
+  const sender = new Address(keccak_256(known.senderPublicKey).subarray(12));
+  Object.defineProperty(tx, 'getSenderAddress', { value: () => sender });
+  Object.freeze(tx);
 }
 
 /** keccak of the RLP of everything after the header (transactions, ommers, withdrawals...). */

@@ -1,6 +1,7 @@
 import type { Block, HeaderData } from '@ethereumjs/block';
 import type { StateManagerInterface } from '@ethereumjs/common';
 import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
+import { createMPT } from '@ethereumjs/mpt';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { createTxFromRLP, isBlob4844Tx } from '@ethereumjs/tx';
 import {
@@ -21,15 +22,17 @@ import { ChainStore } from './chain-store.js';
 import { KvStore } from '../shared/storage/kv-store.js';
 import { KzgVerifierPool } from '../shared/execution/kzg-verifier.js';
 import type { KvOp } from '../shared/storage/kv-store.js';
-import { ScratchState, adoptSenders, bodyDigest, canReuse, recoverSenders } from './block-validation.js';
+import { ScratchState, adoptSenders, bodyDigest, canReuse, pinKnown, recoverSenders } from './block-validation.js';
 import type { BlockValidation, ExecutedBlock } from './block-validation.js';
 import { InvalidBlockError, OMMER_WINDOW, firstLine, validateBody, validateHeader } from './import-rules.js';
 import type { ChainImportRules, ImportRuleOptions } from './import-rules.js';
 import { BoundedStateCaches, StateDb, YieldingStateDb } from './state-db.js';
 import { cacheJumpAnalysis } from '../shared/execution/evm-tuning.js';
 import { createExecutionVm } from '../shared/execution/execution-vm.js';
-import { StateViews, trieStateOver } from '../shared/execution/state-views.js';
+import { StateViews, type StateStore } from '../shared/execution/state-views.js';
 import { collectRequests, runPreTransactionSystemCalls } from '../shared/execution/system-calls.js';
+import { BatchCommitStateManager } from './batch-commit-state.js';
+import { keccak256 } from '../shared/ethereum/keccak.js';
 import { schemaVersionMismatch } from './storage-schema.js';
 import { txCommonFor } from '../shared/ethereum/tx-common.js';
 import { orderedTrieRoot } from '../shared/ethereum/ordered-trie.js';
@@ -114,11 +117,11 @@ export class Chain {
       const stateDb = new StateDb(kv);
       // Each VM its own lookup: BLOCKHASH follows the branch of the block that VM executes.
       const vmOver = (stateManager: StateManagerInterface): Promise<VM> => createExecutionVm(spec, stateManager, new BlockHashLookup(store), kzgVerifier.verify);
-      const newVm = async (db: StateDb, caches = new Caches()): Promise<VM> => vmOver(await trieStateOver(new YieldingStateDb(db), caches));
+      const newVm = async (db: StateDb, caches = new Caches()): Promise<VM> => vmOver(await openState(new YieldingStateDb(db), caches));
       const buildCaches = new BoundedStateCaches(new Caches(), BUILD_STATE_CACHE_ENTRIES);
       const buildVm = await newVm(stateDb, buildCaches.caches);
       // Reads go to the StateDb directly, not through the yielding view: they are short, and must not wait for a build's time slices.
-      const views = await StateViews.open(spec, stateDb, vmOver);
+      const views = await StateViews.open(spec, stateDb, vmOver, openState);
       const chain = new Chain(spec, kv, store, stateDb, buildVm, buildCaches, views, newVm, kzgVerifier, options);
       await chain.initialise(location);
       return chain;
@@ -590,7 +593,8 @@ export class Chain {
         if (blockedSenders.size > 0 && blockedSenders.has(senderKey())) continue;
         let tx: TypedTransaction;
         try {
-          tx = createTxFromRLP(candidate.raw, { common: txCommon });
+          // Frozen by pinKnown, once it has the hash and sender the pool found.
+          tx = createTxFromRLP(candidate.raw, { common: txCommon, freeze: false });
         } catch (err) {
           // Valid when admitted but not under this block's fork (e.g. over Osaka's EIP-7825 gas cap).
           rejected.push({ hash: candidate.hash, reason: 'invalid', detail: firstLine(err) });
@@ -599,8 +603,7 @@ export class Chain {
         }
         // The pool recovered and checked this signature, and hashed the bytes, already: trusting both
         // skips a second recovery and a re-serialisation and keccak per transaction.
-        (tx.cache as { senderPubKey?: Uint8Array; hash?: Uint8Array }).senderPubKey = candidate.senderPublicKey;
-        (tx.cache as { senderPubKey?: Uint8Array; hash?: Uint8Array }).hash = candidate.hash;
+        pinKnown(tx, candidate);
         const txBlobGas = isBlob4844Tx(tx) ? BigInt(tx.blobVersionedHashes.length) * blobGasPerBlob : 0n;
         const txBytes = candidate.raw.length;
         if (
@@ -693,6 +696,15 @@ export class Chain {
     this.writeLock = next.catch(() => undefined);
     return next;
   }
+}
+
+/**
+ * The chain's state over the trie: a block's writes are committed in one pass per trie
+ * (batch-commit-state.ts), its keys hashed with the WebAssembly keccak.
+ */
+async function openState(stateDb: StateStore, caches?: Caches): Promise<MerkleStateManager> {
+  const trie = await createMPT({ db: stateDb, useKeyHashing: true, useKeyHashingFunction: keccak256, valueEncoding: 'view' });
+  return new BatchCommitStateManager({ trie, caches });
 }
 
 

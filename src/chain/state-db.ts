@@ -2,7 +2,7 @@ import type { Caches } from '@ethereumjs/statemanager';
 import type { BatchDBOp, DB } from '@ethereumjs/util';
 import { hexToBytes } from '@ethereumjs/util';
 import type { KvOp, KvStore } from '../shared/storage/kv-store.js';
-import { Prefix, prefixed } from './storage-schema.js';
+import { Prefix } from './storage-schema.js';
 import { LruCache } from '../shared/util/lru-cache.js';
 
 /** How long a trie walk served from memory runs before it lets other messages through. */
@@ -145,8 +145,16 @@ export class BoundedStateCaches {
   }
 }
 
+/**
+ * The RocksDB key of a trie key. The MPT hands over unprefixed hex it made itself: decoded straight
+ * into the prefixed key (thousands per block), without hexToBytes' validation and copies.
+ */
 function stateKey(key: string): Uint8Array {
-  return prefixed(Prefix.state, hexToBytes(key.startsWith('0x') ? (key as `0x${string}`) : `0x${key}`));
+  const hex = key.startsWith('0x') ? key.slice(2) : key;
+  const out = Buffer.allocUnsafe(1 + (hex.length >> 1));
+  out[0] = Prefix.state;
+  if (out.write(hex, 1, 'hex') !== out.length - 1) throw new Error(`not a hex trie key: ${key}`);
+  return out;
 }
 
 function toBytes(value: string | Uint8Array): Uint8Array {

@@ -19,7 +19,7 @@ import {
   createLegacyTxFromBytesArray,
 } from '@ethereumjs/tx';
 import { SECP256K1_ORDER, SECP256K1_ORDER_DIV_2, bytesToBigInt, bigIntToUnpaddedBytes } from '@ethereumjs/util';
-import { keccak_256 } from '@noble/hashes/sha3.js';
+import { keccak256 as keccak_256 } from '../shared/ethereum/keccak.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import secp256k1 from 'secp256k1';
 

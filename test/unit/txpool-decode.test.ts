@@ -496,11 +496,10 @@ test('piscina task returns plain data or a plain error object', async (t) => {
   const raw = createLegacyTx({ nonce: 0, gasPrice: 1000, gasLimit: 21000, to: RECIPIENT }, { common: signingCommon })
     .sign(key)
     .serialize();
-  const ok = await decodeTask({ raw, rules: prague });
-  t.true('ok' in ok && ok.ok.nonce === 0n);
-  const failed = await decodeTask({ raw: new Uint8Array([1, 2, 3]), rules: prague });
+  const [ok, failed] = await decodeTask({ raws: [raw, new Uint8Array([1, 2, 3])], rules: prague });
+  t.true(ok !== undefined && 'ok' in ok && ok.ok.nonce === 0n);
   t.deepEqual(failed, { error: { code: -32602, message: 'Invalid params' } });
   // Structured clone keeps the decoded transaction intact, as a worker hand-off would.
-  if ('ok' in ok) t.deepEqual(structuredClone(ok.ok), ok.ok);
+  if (ok !== undefined && 'ok' in ok) t.deepEqual(structuredClone(ok.ok), ok.ok);
   t.is(RpcErrors.INVALID_PARAMS.code, -32602);
 });

@@ -1,4 +1,7 @@
-/** Piscina task: decode + recover one raw transaction. Errors cross the thread as plain `{code, message}`. */
+/**
+ * Piscina task: decode + recover a batch of raw transactions (those the pool received in one tick:
+ * one message each way per batch, not per transaction). Errors cross the thread as plain `{code, message}`.
+ */
 import { toRpcErrorObject } from '../../src/shared/rpc/errors.js';
 import type { RpcErrorObject } from '../../src/shared/rpc/types.js';
 import { decodeRawTransaction } from '../../src/tasks/transaction-decode.js';
@@ -7,14 +10,18 @@ import type { DecodedTx, TxRules } from '../../src/shared/ethereum/decoded-tx.js
 
 export type DecodeTaskResult = { ok: DecodedTx } | { error: RpcErrorObject };
 
-export default async function decodeTransaction({ raw, rules }: { raw: Uint8Array; rules: TxRules }): Promise<DecodeTaskResult> {
-  try {
-    // Blob transactions (type 3) need KZG; its trusted setup takes seconds to load, so only then.
-    const kzg = raw[0] === 3 ? await loadBlobVerifier() : undefined;
-    return { ok: decodeRawTransaction(raw, rules, kzg) };
-  } catch (err) {
-    return { error: toRpcErrorObject(err) };
+export default async function decodeTransactions({ raws, rules }: { raws: Uint8Array[]; rules: TxRules }): Promise<DecodeTaskResult[]> {
+  const results: DecodeTaskResult[] = [];
+  for (const raw of raws) {
+    try {
+      // Blob transactions (type 3) need KZG; its trusted setup takes seconds to load, so only then.
+      const kzg = raw[0] === 3 ? await loadBlobVerifier() : undefined;
+      results.push({ ok: decodeRawTransaction(raw, rules, kzg) });
+    } catch (err) {
+      results.push({ error: toRpcErrorObject(err) });
+    }
   }
+  return results;
 }
 
 let verifier: Promise<BlobVerifier> | undefined;

@@ -23,6 +23,7 @@ import { BLOB_SCHEDULE_FORKS, FORK_ORDER } from './genesis.js';
 import { forkHashHex, forkIdAtActivation, forkSchedule, hardforkActivation } from './fork-id.js';
 import { KZG_UNAVAILABLE } from './kzg-unavailable.js';
 import { nativeEcrecover } from './native-ecrecover.js';
+import { keccak256 } from './keccak.js';
 import { mergeTotalDifficulty } from './merge-transition.js';
 import type { BlobScheduleEntry, ForkName, Genesis } from './genesis.js';
 
@@ -284,7 +285,7 @@ export function createChainCommon(genesis: Genesis, opts: ChainCommonOptions = {
         : (parsed.consensus as ChainConfig['consensus']),
   };
   // Blocks with blob transactions must decode; see kzg-unavailable.ts for why no KZG is needed.
-  const common = new Common({ chain, params: EXTRA_EIP_PARAMS, customCrypto: { ecrecover: nativeEcrecover, kzg: KZG_UNAVAILABLE } });
+  const common = new Common({ chain, params: EXTRA_EIP_PARAMS, customCrypto: { ecrecover: nativeEcrecover, keccak256, kzg: KZG_UNAVAILABLE } });
   common.setHardforkBy({ blockNumber: 0n, timestamp: genesis.header.timestamp });
   if (opts.genesisHash !== undefined) setForkHashes(common, genesis, opts.genesisHash);
   return common;

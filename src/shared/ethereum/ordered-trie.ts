@@ -6,7 +6,7 @@
  */
 import { RLP } from '@ethereumjs/rlp';
 import { KECCAK256_RLP } from '@ethereumjs/util';
-import { keccak_256 } from '@noble/hashes/sha3.js';
+import { keccak256 as keccak_256 } from './keccak.js';
 
 /** A node as RLP input: a list of items, each bytes or an embedded node. */
 type NodeInput = Uint8Array | NodeInput[];

@@ -2,6 +2,7 @@ import { Common, Mainnet } from '@ethereumjs/common';
 import { paramsTx } from '@ethereumjs/tx';
 import { KZG_UNAVAILABLE } from './kzg-unavailable.js';
 import { nativeEcrecover } from './native-ecrecover.js';
+import { keccak256 } from './keccak.js';
 
 /**
  * A Common for constructing transactions (pool decoding, block building, decoding blocks): chain id,
@@ -38,7 +39,7 @@ export function txCommonFor(chainId: bigint, chainHardfork: string): TxParamsCom
       hardfork,
       params: paramsTx,
       // Constructing a blob transaction requires a KZG backend even though it is never called then.
-      customCrypto: { ecrecover: nativeEcrecover, kzg: KZG_UNAVAILABLE },
+      customCrypto: { ecrecover: nativeEcrecover, keccak256, kzg: KZG_UNAVAILABLE },
     });
     commonCache.set(key, common);
   }

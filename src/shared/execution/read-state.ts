@@ -2,7 +2,7 @@ import type { AccountFields, StateManagerInterface } from '@ethereumjs/common';
 import { MerkleStateManager, OriginalStorageCache } from '@ethereumjs/statemanager';
 import { Account, bytesToUnprefixedHex, equalsBytes, unpadBytes } from '@ethereumjs/util';
 import type { Address } from '@ethereumjs/util';
-import { keccak_256 } from '@noble/hashes/sha3.js';
+import { keccak256 as keccak_256 } from '../ethereum/keccak.js';
 
 /**
  * The state after one block as reads and simulations (eth_call, eth_estimateGas, balance reads) see

@@ -1,3 +1,4 @@
+import { keccak256 } from '../ethereum/keccak.js';
 import { createMPT } from '@ethereumjs/mpt';
 import { CODEHASH_PREFIX, MerkleStateManager } from '@ethereumjs/statemanager';
 import type { Caches } from '@ethereumjs/statemanager';
@@ -40,11 +41,17 @@ export class StateViews implements StateAtBlock {
 
   /**
    * `store`: where trie nodes and code are read, by their hash; `vmOver` makes a VM over a state
-   * manager the way the owner makes every VM (its BLOCKHASH lookup, precompiles).
+   * manager the way the owner makes every VM (its BLOCKHASH lookup, precompiles); `openTrieState` the
+   * state over the trie (the chain's commits blocks in one pass per trie).
    */
-  static async open(spec: ChainSpec, store: StateStore, vmOver: (stateManager: ReadState | MerkleStateManager) => Promise<VM>): Promise<StateViews> {
-    const readState = new ReadState(await trieStateOver(store), (codeHash) => readCodeFrom(store, codeHash));
-    return new StateViews(spec, await vmOver(readState), await vmOver(await trieStateOver(store)));
+  static async open(
+    spec: ChainSpec,
+    store: StateStore,
+    vmOver: (stateManager: ReadState | MerkleStateManager) => Promise<VM>,
+    openTrieState: (store: StateStore) => Promise<MerkleStateManager> = trieStateOver,
+  ): Promise<StateViews> {
+    const readState = new ReadState(await openTrieState(store), (codeHash) => readCodeFrom(store, codeHash));
+    return new StateViews(spec, await vmOver(readState), await vmOver(await openTrieState(store)));
   }
 
   withStateAt<T>(stateRoot: Uint8Array, fn: (vm: VM) => Promise<T>): Promise<T> {
@@ -74,7 +81,7 @@ export class StateViews implements StateAtBlock {
 
 /** A trie-backed state manager over `store` (keys hashed, as Ethereum's state trie). */
 export async function trieStateOver(store: StateStore, caches?: Caches): Promise<MerkleStateManager> {
-  const trie = await createMPT({ db: store, useKeyHashing: true, valueEncoding: 'view' });
+  const trie = await createMPT({ db: store, useKeyHashing: true, useKeyHashingFunction: keccak256, valueEncoding: 'view' });
   return new MerkleStateManager({ trie, caches });
 }
 
