@@ -164,14 +164,10 @@ function leastLoaded(upstreams: Upstream[], from: number): Upstream {
  * on either side drops the other at once.
  */
 function splice(client: Socket, worker: Socket): void {
-  let workerOpen = true;
-  client.on('data', (chunk: Buffer) => {
-    if (workerOpen && !worker.write(chunk)) client.pause();
-  });
-  worker.on('drain', () => client.resume());
+  pump(client, worker);
   pump(worker, client);
   client.once('end', () => {
-    if (workerOpen) worker.end();
+    if (!worker.destroyed) worker.end();
   });
   worker.once('end', () => client.end());
   client.once('finish', () => {
@@ -187,7 +183,6 @@ function splice(client: Socket, worker: Socket): void {
   });
   client.once('close', () => worker.destroy());
   worker.once('close', (hadError) => {
-    workerOpen = false;
     if (hadError) {
       client.destroy();
       return;
@@ -200,8 +195,10 @@ function splice(client: Socket, worker: Socket): void {
 /** How long a connection its worker closed is read away before it is closed regardless. */
 const LINGER_MS = 2_000;
 
+/** `from`'s bytes written to `to`, `from` paused while `to` cannot take more; dropped once `to` is closed. */
 function pump(from: Socket, to: Socket): void {
   from.on('data', (chunk: Buffer) => {
+    if (to.destroyed || to.writableEnded) return;
     if (!to.write(chunk)) from.pause();
   });
   to.on('drain', () => from.resume());
