@@ -534,7 +534,7 @@ test('both engines give the same status line, headers and body to the same reque
 });
 
 test('the engine is uWebSockets.js where its native build loads, node:http and ws otherwise or when forced', (t) => {
-  const loads = () => ({ loaded: true as const, build: 'uWebSockets.js@20.30.0' });
+  const loads = () => ({ loaded: true as const, build: 'uWebSockets.js@20.30.0', skipped: [] });
   const fails = () => ({ loaded: false as const, build: 'uWebSockets.js@20.30.0', reason: 'it has no binary for Node v24.0.0' });
   t.like(chooseHttpEngine('auto', loads), { engine: 'uws', warn: false, message: 'HTTP engine: uWebSockets.js (uWebSockets.js@20.30.0, native)' });
   const fallback = chooseHttpEngine('auto', fails);
@@ -545,19 +545,29 @@ test('the engine is uWebSockets.js where its native build loads, node:http and w
   t.regex(forced.message, /--Xhttp-engine=UWS/);
 });
 
-/** The build package.json installs as `uWebSockets.js`. */
-const DEFAULT_UWS_BUILD = '@trufflesuite/uws-js-unofficial@20.30.0-unofficial.0';
+/** The two builds package.json installs, in the order src/shared/uws-select tries them. */
+const CURRENT_UWS_BUILD = '@btc-vision/uwebsockets.js@20.57.0';
+const LEGACY_UWS_BUILD = '@trufflesuite/uws-js-unofficial@20.30.0-unofficial.0';
 
-test('the default uWebSockets.js build loads natively on Node 20, and is refused with the reason elsewhere', (t) => {
+function glibcAtLeast(major: number, minor: number): boolean {
+  const version = (process.report.getReport() as { header: { glibcVersionRuntime?: string } }).header.glibcVersionRuntime;
+  if (version === undefined) return false;
+  const [have, haveMinor] = version.split('.').map(Number);
+  return have! > major || (have === major && haveMinor! >= minor);
+}
+
+test('the newest installed uWebSockets.js build that loads serves: 20.57 on glibc >= 2.38, else 20.30 on Node 20, else none with each reason', (t) => {
   const probe = probeNativeUws();
-  if (probe.build !== DEFAULT_UWS_BUILD) {
-    // Another build installed by hand (README "Node.js versions"): nothing to say about it here.
-    t.like(probe, { build: `${probe.build}` });
-    t.log(`${probe.build} is installed, not ${DEFAULT_UWS_BUILD}: ${probe.loaded ? 'it loads' : probe.reason}`);
-    return;
+  const abi = Number(process.versions.modules);
+  if (process.platform === 'linux' && glibcAtLeast(2, 38) && [115, 127, 137, 141].includes(abi)) {
+    t.like(probe, { loaded: true, build: CURRENT_UWS_BUILD });
+  } else if (abi === 115) {
+    t.like(probe, { loaded: true, build: LEGACY_UWS_BUILD });
+    if (probe.loaded) t.regex(probe.skipped.join('\n'), /^@btc-vision\/uwebsockets\.js@20\.57\.0: its binary for Node v20\.[0-9.]+ does not load: .*GLIBC_2\.38/);
+  } else {
+    t.like(probe, { loaded: false, build: `${CURRENT_UWS_BUILD}, ${LEGACY_UWS_BUILD}` });
+    if (!probe.loaded) t.true(probe.reason.includes(`${LEGACY_UWS_BUILD}: it has no binary for Node ${process.version}`), probe.reason);
   }
-  if (process.versions.node.startsWith('20.')) t.like(probe, { loaded: true });
-  else t.like(probe, { loaded: false, reason: `it has no binary for Node ${process.version} (${process.platform}-${process.arch}, ABI ${process.versions.modules})` });
 });
 
 test('uWS forced to its JavaScript shim counts as not loading', (t) => {

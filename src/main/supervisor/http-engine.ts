@@ -1,20 +1,15 @@
 /**
  * Which engine serves the HTTP ports (src/transport/engine.ts), chosen once at start: uWebSockets.js
- * where its native build loads, otherwise `node:http` and `ws`, which serve the same answers more
- * slowly.
+ * where one of its native builds loads, otherwise `node:http` and `ws`, which serve the same answers
+ * more slowly.
  *
- * uWebSockets.js ships prebuilt binaries for a few Node ABIs only. The build installed by default
- * (`@trufflesuite/uws-js-unofficial` 20.30, the `uWebSockets.js` override in package.json) has them
- * for Node 16/18/20 and needs no recent glibc; on another Node it silently falls back to a JavaScript
- * shim that hyper-express cannot use, so its binary is loaded here directly rather than through its
- * entry point. Newer builds (the official 20.5x ones, republished on npm as
- * `@btc-vision/uwebsockets.js`) cover Node 20/22/24/25 but need glibc 2.38; installed as
- * `uWebSockets.js` (README "Node.js versions"), they are found the same way, binaries at the
- * package root.
+ * uWebSockets.js ships prebuilt binaries for a few Node ABIs and glibc versions only, so two builds
+ * are installed and `uWebSockets.js` itself is src/shared/uws-select (package.json `dependencies` and
+ * `overrides`), which loads the first whose binary loads here: 20.57 (Node 20/22/24/25, glibc >= 2.38)
+ * then 20.30 (Node 16/18/20, any glibc). hyper-express and the transport threads import it by that
+ * name, so they run on the build probed here.
  */
-import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
 import type { HttpEngineSetting } from '../cli/options.js';
 import type { HttpEngineName } from '../../shared/actors/worker-data.js';
 import { errorMessage } from '../../shared/util/errors.js';
@@ -22,38 +17,29 @@ import { StartupError } from './network.js';
 
 const require = createRequire(import.meta.url);
 
-export type UwsProbe = { loaded: true; build: string } | { loaded: false; build: string; reason: string };
+export type UwsProbe = { loaded: true; build: string; skipped: string[] } | { loaded: false; build: string; reason: string };
+
+interface UwsSelection {
+  probe(): { loaded: boolean; build?: string; attempts: { build: string; reason: string }[] };
+}
 
 /** Whether a native uWebSockets.js binary loads in this process, and which build it is. */
 export function probeNativeUws(): UwsProbe {
-  let packageDir: string;
-  let build: string;
+  let selection: UwsSelection;
   try {
-    // Not `uWebSockets.js/package.json`: the 20.5x builds' "exports" do not list it.
-    packageDir = dirname(require.resolve('uWebSockets.js'));
-    while (!existsSync(join(packageDir, 'package.json')) && dirname(packageDir) !== packageDir) packageDir = dirname(packageDir);
-    const manifest = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as { name?: string; version?: string };
-    build = `${manifest.name ?? 'uWebSockets.js'}@${manifest.version ?? '?'}`;
+    selection = (require('uWebSockets.js') as { __basaltSelection: UwsSelection }).__basaltSelection;
   } catch (err) {
     return { loaded: false, build: 'uWebSockets.js', reason: `it is not installed (${errorMessage(err)})` };
   }
-  // uWS' own switch to its JavaScript shim, which hyper-express cannot use.
-  const forcedShim = process.env.UWS_USE_FALLBACK;
-  if (forcedShim !== undefined && ['true', 'True', 'TRUE', '1'].includes(forcedShim)) {
-    return { loaded: false, build, reason: 'UWS_USE_FALLBACK forces its JavaScript shim' };
-  }
-  const name = `uws_${process.platform}_${process.arch}_${process.versions.modules}.node`;
-  const binary = [join(packageDir, 'binaries', name), join(packageDir, name)].find((path) => existsSync(path));
-  if (binary === undefined) {
-    return { loaded: false, build, reason: `it has no binary for Node ${process.version} (${process.platform}-${process.arch}, ABI ${process.versions.modules})` };
-  }
-  try {
-    require(binary);
-    return { loaded: true, build };
-  } catch (err) {
-    // A glibc too old for the binary, typically: "version `GLIBC_2.38' not found".
-    return { loaded: false, build, reason: `its binary for Node ${process.version} does not load: ${errorMessage(err).split('\n')[0]}` };
-  }
+  // Probed again rather than taken from the first load: UWS_USE_FALLBACK is read at each probe.
+  const outcome = selection.probe();
+  const skipped = outcome.attempts.map((attempt) => `${attempt.build}: ${attempt.reason}`);
+  if (outcome.loaded) return { loaded: true, build: outcome.build!, skipped };
+  const builds = outcome.attempts.map((attempt) => attempt.build).join(', ');
+  const reasons = [...new Set(outcome.attempts.map((attempt) => attempt.reason))];
+  const reason =
+    reasons.length === 1 ? reasons[0]! : outcome.attempts.map((attempt) => `${attempt.build}: ${attempt.reason}`).join('; ');
+  return { loaded: false, build: builds === '' ? 'uWebSockets.js' : builds, reason };
 }
 
 export interface HttpEngineChoice {
@@ -69,7 +55,11 @@ export function chooseHttpEngine(setting: HttpEngineSetting, probe: () => UwsPro
     return { engine: 'node', message: 'HTTP engine: node:http and ws (--Xhttp-engine=NODE)', warn: false };
   }
   const uws = probe();
-  if (uws.loaded) return { engine: 'uws', message: `HTTP engine: uWebSockets.js (${uws.build}, native)`, warn: false };
+  if (uws.loaded) {
+    // A preferred build that did not load is worth a word: on a glibc >= 2.38 it would have served.
+    const skipped = uws.skipped.length > 0 ? `; not ${uws.skipped.join('; ')}` : '';
+    return { engine: 'uws', message: `HTTP engine: uWebSockets.js (${uws.build}, native)${skipped}`, warn: false };
+  }
   if (setting === 'uws') throw new StartupError(`--Xhttp-engine=UWS: uWebSockets.js (${uws.build}) cannot serve: ${uws.reason}`);
   return {
     engine: 'node',
