@@ -126,10 +126,11 @@ export class CallSimulator {
    * wrote, which only the trie-backed state computes (so do pre-Byzantium receipts).
    */
   inSimulation<T>(block: Block, fn: (vm: VM) => Promise<T>, needsStateRoots = false): Promise<T> {
-    const onTrie = needsStateRoots || !block.header.common.gteHardfork('byzantium');
+    const onTrie = needsStateRoots || !this.rulesOf(block).byzantium;
     const withState = onTrie ? this.state.withTrieStateAt.bind(this.state) : this.state.withStateAt.bind(this.state);
     return withState(block.header.stateRoot, async (vm) => {
-      vm.common.setHardforkBy({ blockNumber: block.header.number, timestamp: block.header.timestamp });
+      const { hardfork } = this.rulesOf(block);
+      if (vm.common.hardfork() !== hardfork) vm.common.setHardfork(hardfork);
       await vm.evm.journal.checkpoint();
       this.restores = [];
       try {
@@ -143,6 +144,18 @@ export class CallSimulator {
         await reanchorAfterPreByzantium(vm, block.header.stateRoot);
       }
     });
+  }
+
+  /** The fork of the block simulated last: calls come in runs on the head, and finding it walks every fork. */
+  private lastRules: { block: Block; hardfork: string; byzantium: boolean } | undefined;
+
+  private rulesOf(block: Block): { hardfork: string; byzantium: boolean } {
+    if (this.lastRules?.block !== block) {
+      const common = block.header.common;
+      const hardfork = common.getHardforkBy({ blockNumber: block.header.number, timestamp: block.header.timestamp });
+      this.lastRules = { block, hardfork, byzantium: common.hardforkGteHardfork(hardfork, 'byzantium') };
+    }
+    return this.lastRules;
   }
 
   /** Precompile tables to put back when the simulation in progress ends. */
