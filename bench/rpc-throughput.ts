@@ -22,14 +22,16 @@ import { startBenchNode } from './lib/dev-node.js';
 import { fixed, log, printTable } from './lib/format.js';
 import { jsonPostRequest, rpcBody, RpcClient, runClosedLoop } from './lib/http-client.js';
 import { CpuMeter } from './lib/proc.js';
-import { deployStoreAndLog } from './lib/contracts.js';
+import { deployStoreAndLog, deployToken } from './lib/contracts.js';
+import { tokenBalanceOfCallData } from '../test/helpers/contracts.js';
 import { LatencyRecorder, summarizeLatencies } from './lib/stats.js';
 import { accountFromKey, signingCommon, signTx } from './lib/signing.js';
 import { runWrk, wrkPath } from './lib/wrk.js';
 
 const HOST = '127.0.0.1';
 const RESULT_MARKER = Buffer.from('"result"');
-const KNOWN_METHODS = ['eth_blockNumber', 'eth_getBalance', 'eth_call'];
+/** What can be measured: eth_call on storeAndLog (a storage read), or as `eth_call:balanceOf` an ERC-20 `balanceOf`. */
+const KNOWN_METHODS = ['eth_blockNumber', 'eth_getBalance', 'eth_call', 'eth_call:balanceOf'];
 const BARE_TARGET = 'bare uWS';
 
 const flags = parseFlags('dist/bench/rpc-throughput.js', {
@@ -125,17 +127,21 @@ async function main(): Promise<void> {
     const bench = await startBenchNode({ args, cpuProfileDir: flags['cpu-prof-dir'] || undefined, ...(build.bin ? { bin: build.bin } : {}) });
     const scraper = metrics ? scrapeEverySecond(bench.output) : undefined;
     try {
-      const contract = await deployStoreAndLog(bench.port);
-      const calls: Array<[string, unknown[]]> = [
-        ['eth_blockNumber', []],
-        ['eth_getBalance', [DEV_ACCOUNTS[0].address, 'latest']],
-        ['eth_call', [{ to: contract, data: '0x' }, 'latest']],
+      const contract = methods.includes('eth_call') ? await deployStoreAndLog(bench.port) : undefined;
+      const holder = DEV_ACCOUNTS[0].address;
+      const token = methods.includes('eth_call:balanceOf') ? await deployToken(bench.port, holder) : undefined;
+      // [label, JSON-RPC method, params]
+      const calls: Array<[string, string, unknown[]]> = [
+        ['eth_blockNumber', 'eth_blockNumber', []],
+        ['eth_getBalance', 'eth_getBalance', [holder, 'latest']],
+        ['eth_call', 'eth_call', [{ to: contract, data: '0x' }, 'latest']],
+        ['eth_call:balanceOf', 'eth_call', [{ to: token, data: tokenBalanceOfCallData(holder) }, 'latest']],
       ];
       const transfers = flags['transfers-per-second'] > 0 ? await transferLoad(bench.port) : undefined;
-      for (const [method, params] of calls.filter(([m]) => methods.includes(m))) {
+      for (const [label, method, params] of calls.filter(([m]) => methods.includes(m))) {
         await checkAnswer(bench.port, method, params);
         const sending = transfers?.send((flags.warmup + flags.seconds) * 1000);
-        results.push(await measure(bench.port, rpcBody(method, params), target, method, bench.pid));
+        results.push(await measure(bench.port, rpcBody(method, params), target, label, bench.pid));
         const sent = await sending;
         report(results[results.length - 1]!);
         if (sent !== undefined) log(`  beside it ${sent} transfers sent, head now #${BigInt(await new RpcClient(HOST, bench.port).call<string>('eth_blockNumber'))}`);

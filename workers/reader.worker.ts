@@ -13,7 +13,6 @@ import { openChannel } from '../src/shared/actors/channel.js';
 import { READER_CHAIN, TRANSPORT_READER } from '../src/shared/actors/channels.js';
 import { actorData } from '../src/shared/actors/worker-data.js';
 import { chainSpecFromGenesis } from '../src/shared/execution/network-spec.js';
-import { cacheJumpAnalysis } from '../src/shared/execution/evm-tuning.js';
 import { KzgVerifierPool } from '../src/shared/execution/kzg-verifier.js';
 import { serveMethodsAsJsonText } from '../src/shared/rpc/dispatch.js';
 import { HeadReader } from '../src/shared/shared-memory/head-view.js';
@@ -26,7 +25,6 @@ const kzgVerifier = new KzgVerifierPool();
 
 exposeControl('reader', {
   async start() {
-    await cacheJumpAnalysis();
     const spec = await chainSpecFromGenesis(data.genesisJson, data.networkId);
     const chain = openChannel(READER_CHAIN, 'reader', data.ports.chain);
     const head = new HeadReader(data.headView);

@@ -4,8 +4,9 @@
  */
 import type { Block } from '@ethereumjs/block';
 import type { TypedTransaction } from '@ethereumjs/tx';
-import { createAccessList2930Tx, createBlob4844Tx, createFeeMarket1559Tx, createLegacyTx, isBlob4844Tx } from '@ethereumjs/tx';
-import { Account, Address, KECCAK256_NULL, bigIntToHex, bytesToHex, equalsBytes, hexToBytes } from '@ethereumjs/util';
+import type { AccessList2930Tx } from '@ethereumjs/tx';
+import { TransactionType, createAccessList2930Tx, createBlob4844Tx, createFeeMarket1559Tx, createLegacyTx, getCalldataFloorGas, isBlob4844Tx } from '@ethereumjs/tx';
+import { Account, Address, KECCAK256_NULL, bigIntToHex, bytesToHex, bytesToUnprefixedHex, equalsBytes, hexToBytes } from '@ethereumjs/util';
 import { runTx } from '@ethereumjs/vm';
 import type { VM } from '@ethereumjs/vm';
 import type { AccountOverride, CallRequest } from '../rpc/params.js';
@@ -56,6 +57,11 @@ export class CallSimulator {
     private readonly state: StateAtBlock,
     /** The gas a simulation on a block may use (`--rpc-gas-cap` within the block gas limit). */
     private readonly gasCap: (block: Block) => bigint,
+    /**
+     * Plain calls run as bare EVM messages (`runsAsMessage`); false runs every call through runTx, as
+     * the differential test and the call-path bench compare.
+     */
+    private readonly plainCallsAsMessages = true,
   ) {}
 
   /** eth_call: the call's return data; a call that ran and failed throws Besu's error for it. */
@@ -101,13 +107,15 @@ export class CallSimulator {
     overrides?: AccountOverride[],
     reportAccessList = false,
     onStep?: StepListener,
-  ) {
+  ): Promise<CallOutcome> {
     return this.inSimulation(block, async (vm) => {
       if (overrides) await this.applyOverrides(vm, overrides);
       const feesGiven = [call.gasPrice, call.maxFeePerGas, call.maxPriorityFeePerGas].some((fee) => fee !== undefined && fee > 0n);
       // Without a price, Besu simulates at a zero base fee so that an unfunded caller can still call.
       const env = feesGiven ? block : this.zeroBaseFeeBlock(block);
-      return this.runCall(vm, call, env, gasLimit, { reportAccessList, onStep, checkBlobFeeAgainst: block });
+      const opts = { reportAccessList, onStep, checkBlobFeeAgainst: block };
+      const checked = await checkedCall(vm, call, env, gasLimit, opts);
+      return this.plainCallsAsMessages && runsAsMessage(vm, checked, opts) ? runAsMessage(vm, checked, env) : runAsTransaction(vm, checked, env, opts);
     });
   }
 
@@ -118,10 +126,11 @@ export class CallSimulator {
    * wrote, which only the trie-backed state computes (so do pre-Byzantium receipts).
    */
   inSimulation<T>(block: Block, fn: (vm: VM) => Promise<T>, needsStateRoots = false): Promise<T> {
-    const onTrie = needsStateRoots || !block.header.common.gteHardfork('byzantium');
+    const onTrie = needsStateRoots || !this.rulesOf(block).byzantium;
     const withState = onTrie ? this.state.withTrieStateAt.bind(this.state) : this.state.withStateAt.bind(this.state);
     return withState(block.header.stateRoot, async (vm) => {
-      vm.common.setHardforkBy({ blockNumber: block.header.number, timestamp: block.header.timestamp });
+      const { hardfork } = this.rulesOf(block);
+      if (vm.common.hardfork() !== hardfork) vm.common.setHardfork(hardfork);
       await vm.evm.journal.checkpoint();
       this.restores = [];
       try {
@@ -135,6 +144,18 @@ export class CallSimulator {
         await reanchorAfterPreByzantium(vm, block.header.stateRoot);
       }
     });
+  }
+
+  /** The fork of the block simulated last: calls come in runs on the head, and finding it walks every fork. */
+  private lastRules: { block: Block; hardfork: string; byzantium: boolean } | undefined;
+
+  private rulesOf(block: Block): { hardfork: string; byzantium: boolean } {
+    if (this.lastRules?.block !== block) {
+      const common = block.header.common;
+      const hardfork = common.getHardforkBy({ blockNumber: block.header.number, timestamp: block.header.timestamp });
+      this.lastRules = { block, hardfork, byzantium: common.hardforkGteHardfork(hardfork, 'byzantium') };
+    }
+    return this.lastRules;
   }
 
   /** Precompile tables to put back when the simulation in progress ends. */
@@ -155,77 +176,7 @@ export class CallSimulator {
    * block's base fee, as for a real transaction.
    */
   async runCall(vm: VM, call: CallRequest, env: Block, gasLimit: bigint, opts: RunCallOptions = {}): Promise<Simulation> {
-    const feesGiven = [call.gasPrice, call.maxFeePerGas, call.maxPriorityFeePerGas].some((fee) => fee !== undefined && fee > 0n);
-    // Besu checks the up-front cost unless `strict` is false; without a price it is just the value.
-    const checkBalance = opts.validation === true || (call.strict ?? true);
-    const common = vm.common;
-    const gas = call.gas ?? gasLimit;
-    if (common.isActivatedEIP(7825) && gas > TX_GAS_LIMIT_CAP) throw new RpcError(RpcErrors.TX_GAS_LIMIT_CAP_EXCEEDED);
-    const tx = simulatedTransaction(call, gas, common, opts.signed === true);
-    const from = new Address(call.from ?? new Uint8Array(20));
-    tx.getSenderAddress = () => from;
-    const account = (await vm.stateManager.getAccount(from)) ?? new Account();
-    if (call.nonce !== undefined && call.nonce < account.nonce) {
-      throw new RpcError(
-        RpcErrors.NONCE_TOO_LOW,
-        undefined,
-        `transaction nonce ${call.nonce} below sender account nonce ${account.nonce} for sender ${from.toString()}`,
-      );
-    }
-    if (opts.validation && call.nonce !== undefined && call.nonce > account.nonce) {
-      throw new RpcError(
-        RpcErrors.NONCE_TOO_HIGH,
-        undefined,
-        `transaction nonce ${call.nonce} above sender account nonce ${account.nonce} for sender ${from.toString()}`,
-      );
-    }
-    // Skip the nonce check without skipping the nonce bump a creation address depends on.
-    if (call.nonce === undefined) (tx as { nonce: bigint }).nonce = account.nonce;
-    const blobFeeBlock = opts.checkBlobFeeAgainst ?? env;
-    checkBlobRules(call, tx, blobFeeBlock, checkBalance, from);
-    const intrinsic = tx.getIntrinsicGas();
-    if (tx.gasLimit < intrinsic) {
-      throw new RpcError(RpcErrors.INTRINSIC_GAS_EXCEEDS_LIMIT, undefined, `intrinsic gas cost ${intrinsic} exceeds gas limit ${tx.gasLimit}`);
-    }
-    const price = feesGiven ? (call.maxFeePerGas ?? call.gasPrice ?? 0n) : 0n;
-    const baseFee = env.header.baseFeePerGas;
-    if (opts.validation && baseFee !== undefined && price < baseFee) {
-      throw new RpcError(
-        RpcErrors.GAS_PRICE_BELOW_CURRENT_BASE_FEE,
-        undefined,
-        `transaction max fee per gas ${price} below block base fee ${baseFee} for sender ${from.toString()}`,
-      );
-    }
-    if (checkBalance) {
-      const blobCost = isBlob4844Tx(tx) ? BigInt(tx.blobVersionedHashes.length) * common.param('blobGasPerBlob') * tx.maxFeePerBlobGas : 0n;
-      const upfront = tx.gasLimit * price + tx.value + blobCost;
-      if (upfront > account.balance) {
-        throw new RpcError(
-          RpcErrors.UPFRONT_COST_EXCEEDS_BALANCE,
-          undefined,
-          `transaction up-front cost ${bigIntToHex(upfront)} exceeds transaction sender account balance ${bigIntToHex(account.balance)} for sender ${from.toString()}`,
-        );
-      }
-    }
-    // Outside strict mode the blob fee is not checked (Besu); the VM would refuse a fee below the blob base fee.
-    if (isBlob4844Tx(tx) && call.strict !== true) {
-      const blobBaseFee = blobFeeBlock.header.excessBlobGas === undefined ? 1n : blobFeeBlock.header.getBlobGasPrice();
-      if (tx.maxFeePerBlobGas < blobBaseFee) (tx as { maxFeePerBlobGas: bigint }).maxFeePerBlobGas = blobBaseFee;
-    }
-    const result = await withStepListener(vm, opts.onStep, () =>
-      withContractSender(vm, from, () =>
-        runTx(vm, {
-          tx,
-          block: env,
-          skipBalance: true,
-          skipNonce: true,
-          skipBlockGasLimitValidation: true,
-          skipHardForkValidation: true,
-          reportAccessList: opts.reportAccessList ?? false,
-        }),
-      ),
-    );
-    return Object.assign(result, { tx });
+    return runAsTransaction(vm, await checkedCall(vm, call, env, gasLimit, opts), env, opts);
   }
 
   /** Besu's wording of why execution halted, e.g. `Invalid opcode: 0xfe` (found by re-running with a step hook). */
@@ -302,6 +253,191 @@ export class CallSimulator {
   }
 }
 
+/** A call that passed Besu's simulation checks, as the transaction it runs as. */
+interface CheckedCall {
+  tx: TypedTransaction;
+  from: Address;
+  /** The price per gas the call pays (0 when none is given: it runs at a zero base fee). */
+  price: bigint;
+  intrinsicGas: bigint;
+  /** EIP-7623's calldata floor (0 before Prague); the gas limit covers it. */
+  floorGas: bigint;
+}
+
+/**
+ * Besu's simulation checks of a call (nonce not below the account's, intrinsic gas, up-front cost
+ * when a price is given or `strict`, blob rules), with Besu's detail text; with `validation` the nonce
+ * must be the account's and the price must reach the block's base fee.
+ */
+async function checkedCall(vm: VM, call: CallRequest, env: Block, gasLimit: bigint, opts: RunCallOptions): Promise<CheckedCall> {
+  const feesGiven = [call.gasPrice, call.maxFeePerGas, call.maxPriorityFeePerGas].some((fee) => fee !== undefined && fee > 0n);
+  // Besu checks the up-front cost unless `strict` is false; without a price it is just the value.
+  const checkBalance = opts.validation === true || (call.strict ?? true);
+  const common = vm.common;
+  const gas = call.gas ?? gasLimit;
+  if (common.isActivatedEIP(7825) && gas > TX_GAS_LIMIT_CAP) throw new RpcError(RpcErrors.TX_GAS_LIMIT_CAP_EXCEEDED);
+  const tx = simulatedTransaction(call, gas, common, opts.signed === true);
+  const from = new Address(call.from ?? new Uint8Array(20));
+  tx.getSenderAddress = () => from;
+  const account = (await vm.stateManager.getAccount(from)) ?? new Account();
+  if (call.nonce !== undefined && call.nonce < account.nonce) {
+    throw new RpcError(
+      RpcErrors.NONCE_TOO_LOW,
+      undefined,
+      `transaction nonce ${call.nonce} below sender account nonce ${account.nonce} for sender ${from.toString()}`,
+    );
+  }
+  if (opts.validation && call.nonce !== undefined && call.nonce > account.nonce) {
+    throw new RpcError(
+      RpcErrors.NONCE_TOO_HIGH,
+      undefined,
+      `transaction nonce ${call.nonce} above sender account nonce ${account.nonce} for sender ${from.toString()}`,
+    );
+  }
+  // Skip the nonce check without skipping the nonce bump a creation address depends on.
+  if (call.nonce === undefined) (tx as { nonce: bigint }).nonce = account.nonce;
+  const blobFeeBlock = opts.checkBlobFeeAgainst ?? env;
+  checkBlobRules(call, tx, blobFeeBlock, checkBalance, from);
+  const intrinsicGas = tx.getIntrinsicGas();
+  // Besu checks the larger of the intrinsic gas and (from Prague) EIP-7623's calldata floor.
+  const floorGas = getCalldataFloorGas(tx, from);
+  const minimumGas = intrinsicGas > floorGas ? intrinsicGas : floorGas;
+  if (tx.gasLimit < minimumGas) {
+    throw new RpcError(RpcErrors.INTRINSIC_GAS_EXCEEDS_LIMIT, undefined, `intrinsic gas cost ${minimumGas} exceeds gas limit ${tx.gasLimit}`);
+  }
+  const price = feesGiven ? (call.maxFeePerGas ?? call.gasPrice ?? 0n) : 0n;
+  const baseFee = env.header.baseFeePerGas;
+  if (opts.validation && baseFee !== undefined && price < baseFee) {
+    throw new RpcError(
+      RpcErrors.GAS_PRICE_BELOW_CURRENT_BASE_FEE,
+      undefined,
+      `transaction max fee per gas ${price} below block base fee ${baseFee} for sender ${from.toString()}`,
+    );
+  }
+  if (checkBalance) {
+    const blobCost = isBlob4844Tx(tx) ? BigInt(tx.blobVersionedHashes.length) * common.param('blobGasPerBlob') * tx.maxFeePerBlobGas : 0n;
+    const upfront = tx.gasLimit * price + tx.value + blobCost;
+    if (upfront > account.balance) {
+      throw new RpcError(
+        RpcErrors.UPFRONT_COST_EXCEEDS_BALANCE,
+        undefined,
+        `transaction up-front cost ${bigIntToHex(upfront)} exceeds transaction sender account balance ${bigIntToHex(account.balance)} for sender ${from.toString()}`,
+      );
+    }
+  }
+  // Outside strict mode the blob fee is not checked (Besu); the VM would refuse a fee below the blob base fee.
+  if (isBlob4844Tx(tx) && call.strict !== true) {
+    const blobBaseFee = blobFeeBlock.header.excessBlobGas === undefined ? 1n : blobFeeBlock.header.getBlobGasPrice();
+    if (tx.maxFeePerBlobGas < blobBaseFee) (tx as { maxFeePerBlobGas: bigint }).maxFeePerBlobGas = blobBaseFee;
+  }
+  return { tx, from, price, intrinsicGas, floorGas };
+}
+
+/** A checked call run as a transaction by ethereumjs' runTx: what a call needs beyond a message (see `runsAsMessage`). */
+async function runAsTransaction(vm: VM, { tx, from }: CheckedCall, env: Block, opts: RunCallOptions): Promise<Simulation> {
+  const result = await withStepListener(vm, opts.onStep, () =>
+    withContractSender(vm, from, () =>
+      runTx(vm, {
+        tx,
+        block: env,
+        skipBalance: true,
+        skipNonce: true,
+        skipBlockGasLimitValidation: true,
+        skipHardForkValidation: true,
+        reportAccessList: opts.reportAccessList ?? false,
+      }),
+    ),
+  );
+  return Object.assign(result, { tx });
+}
+
+/** EIPs under which runTx does more for a transaction than `runAsMessage` repeats. */
+const EIPS_BEYOND_PLAIN_CALLS = [6800, 7864, 7928, 8037];
+
+/**
+ * Whether a checked call can run as a bare EVM message (`runAsMessage`) with runTx's outcome: a plain
+ * call of an address at no price (eth_call's usual shape), with nothing asked beyond the outcome (no
+ * trace, no access-list report, no eth_simulateV1 transaction), under rules `runAsMessage` repeats.
+ * Anything else runs through runTx.
+ */
+function runsAsMessage(vm: VM, { tx, price }: CheckedCall, opts: RunCallOptions): boolean {
+  if (opts.onStep !== undefined || opts.reportAccessList === true || opts.validation === true || opts.signed === true) return false;
+  if (tx.to === undefined || price !== 0n || isBlob4844Tx(tx)) return false;
+  const common = vm.common;
+  if (EIPS_BEYOND_PLAIN_CALLS.some((eip) => common.isActivatedEIP(eip))) return false;
+  // runTx refuses a typed transaction before its fork (and a 1559 one before London).
+  if (tx.type !== TransactionType.Legacy && !common.isActivatedEIP(2930)) return false;
+  return tx.type !== TransactionType.FeeMarketEIP1559 || common.isActivatedEIP(1559);
+}
+
+/**
+ * A plain call (`runsAsMessage`) run as runTx runs a transaction, without what only a mined
+ * transaction needs (fee accounting, miner payment, receipt and bloom, the EIP-3607 sender check
+ * Besu skips for calls anyway): the access list and EIP-2929/3651 addresses warmed (precompiles,
+ * sender, target, coinbase); the sender given the value it sends when short of it, and its nonce
+ * bumped (a contract called back may create from it); the message with the gas left after intrinsic
+ * gas; then runTx's gas used, refund cap and EIP-7623 floor. At no price the fee moves nothing.
+ */
+async function runAsMessage(vm: VM, { tx, from, intrinsicGas, floorGas }: CheckedCall, env: Block): Promise<CallOutcome> {
+  const journal = vm.evm.journal;
+  const common = vm.common;
+  await journal.cleanup();
+  await journal.checkpoint();
+  try {
+    if (tx.type !== TransactionType.Legacy) {
+      for (const [address, slots] of (tx as AccessList2930Tx).accessList) {
+        const addressHex = bytesToUnprefixedHex(address);
+        journal.addAlwaysWarmAddress(addressHex, true);
+        for (const slot of slots) journal.addAlwaysWarmSlot(addressHex, bytesToUnprefixedHex(slot), true);
+      }
+    }
+    const to = tx.to!;
+    if (common.isActivatedEIP(2929)) {
+      for (const [address] of vm.evm.precompiles.entries()) journal.addAlwaysWarmAddress(address);
+      journal.addAlwaysWarmAddress(from.toString());
+      journal.addAlwaysWarmAddress(bytesToUnprefixedHex(to.bytes));
+      if (common.isActivatedEIP(3651)) journal.addAlwaysWarmAddress(bytesToUnprefixedHex(env.header.coinbase.bytes));
+    }
+    const sender = (await vm.stateManager.getAccount(from)) ?? new Account();
+    if (sender.balance < tx.value) sender.balance = tx.value;
+    sender.nonce += 1n;
+    await journal.putAccount(from, sender);
+    await journal.checkpoint();
+    let execResult: CallOutcome['execResult'];
+    try {
+      ({ execResult } = await vm.evm.runCall({
+        block: env,
+        gasPrice: 0n,
+        caller: from,
+        gasLimit: tx.gasLimit - intrinsicGas,
+        to,
+        value: tx.value,
+        data: tx.data,
+        skipNonceIncrement: true,
+      }));
+    } catch (err) {
+      await journal.revert();
+      throw err;
+    }
+    await journal.commit();
+    await journal.commit();
+    const gasRefund = execResult.gasRefund ?? 0n;
+    let totalGasSpent = execResult.executionGasUsed + intrinsicGas;
+    if (gasRefund !== 0n) {
+      const maxRefund = totalGasSpent / common.param('maxRefundQuotient');
+      totalGasSpent -= gasRefund < maxRefund ? gasRefund : maxRefund;
+    }
+    if (common.isActivatedEIP(7623) && totalGasSpent < floorGas) return { execResult, totalGasSpent: floorGas, gasRefund: 0n };
+    return { execResult, totalGasSpent, gasRefund };
+  } catch (err) {
+    await journal.revert();
+    throw err;
+  } finally {
+    journal.cleanJournal();
+    vm.stateManager.originalStorageCache.clear();
+  }
+}
+
 /** eth_call state overrides, applied inside the simulation's checkpoint so they vanish with it. */
 async function applyOverrides(vm: VM, overrides: AccountOverride[]): Promise<void> {
   const sm = vm.stateManager;
@@ -325,8 +461,15 @@ async function applyOverrides(vm: VM, overrides: AccountOverride[]): Promise<voi
 /** A call's execution, with the transaction it ran as. */
 export type Simulation = Awaited<ReturnType<typeof runTx>> & { tx: TypedTransaction };
 
+/**
+ * What a call's callers read of its execution, whether it ran as a transaction or as a message: the
+ * EVM's result, gas used after refunds (and the EIP-7623 floor), the refund counted, the accessed
+ * accounts when asked.
+ */
+export type CallOutcome = Pick<Simulation, 'execResult' | 'totalGasSpent' | 'gasRefund'> & { accessList?: Simulation['accessList'] };
+
 /** A call that ran and failed: REVERT carries its data (code 3), anything else is an internal error. */
-export function executionError(result: Simulation): RpcError {
+export function executionError(result: CallOutcome): RpcError {
   const error = result.execResult.exceptionError!;
   if (error.error === 'revert') {
     const data = bytesToHex(result.execResult.returnValue);
