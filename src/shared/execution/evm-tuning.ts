@@ -1,9 +1,10 @@
 /**
- * Two per-call costs of `@ethereumjs/evm` 10 that are pure functions of their inputs, memoised. Both
- * reach into the library's internals; `tuneEvm` throws when those are not where it expects them (a
- * library upgrade must look again, not silently lose the speed-up), and a unit test runs it.
+ * Per-call and per-opcode costs of `@ethereumjs/evm` 10 that do not change what the EVM computes.
+ * Each reaches into the library's internals and throws when those are not where it expects them (a
+ * library upgrade must look again, not silently lose the speed-up); unit tests run them.
  */
 import type { Common } from '@ethereumjs/common';
+import { EVMError } from '@ethereumjs/evm';
 
 interface JumpAnalysis {
   jumps: Uint8Array;
@@ -15,6 +16,18 @@ interface InterpreterPrototype {
 }
 
 let jumpAnalysisCached: Promise<void> | undefined;
+let inlineStepsInstalled: Promise<void> | undefined;
+
+/** The library's Interpreter class: not exported; its module is the one the EVM loaded (same URL). */
+async function evmModule<T>(path: string): Promise<T> {
+  const url = new URL(path, import.meta.resolve('@ethereumjs/evm'));
+  return (await import(url.href)) as T;
+}
+
+/** Every tuning of the interpreter this node runs with; once per thread, before the first EVM runs. */
+export async function tuneInterpreter(): Promise<void> {
+  await Promise.all([cacheJumpAnalysis(), runSynchronousOpcodesInline()]);
+}
 
 /**
  * The interpreter analyses a contract's jump destinations and push values on every call that jumps:
@@ -26,9 +39,7 @@ let jumpAnalysisCached: Promise<void> | undefined;
  */
 export function cacheJumpAnalysis(): Promise<void> {
   jumpAnalysisCached ??= (async () => {
-    // The Interpreter class is not exported; its module is the one the EVM loaded (same URL).
-    const url = new URL('./interpreter.js', import.meta.resolve('@ethereumjs/evm'));
-    const { Interpreter } = (await import(url.href)) as { Interpreter?: { prototype: InterpreterPrototype } };
+    const { Interpreter } = await evmModule<{ Interpreter?: { prototype: InterpreterPrototype } }>('./interpreter.js');
     const prototype = Interpreter?.prototype;
     const analyse = prototype?._getValidJumpDestinations;
     if (prototype === undefined || typeof analyse !== 'function') throw new Error('@ethereumjs/evm: Interpreter._getValidJumpDestinations not found');
@@ -68,4 +79,142 @@ export function fastEipLookup(common: Common): void {
     active = new Set(internals._activatedEIPsCache);
   };
   common.isActivatedEIP = (eip: number) => active.has(eip);
+}
+
+interface OpcodeEntry {
+  opcodeInfo: { code: number; feeBigInt: bigint; dynamicGas: boolean; isAsync: boolean; isInvalid: boolean };
+  opHandler: (runState: RunState, common: Common) => unknown;
+  gasHandler?: (runState: RunState, gas: bigint, common: Common) => bigint | Promise<bigint>;
+}
+interface RunState {
+  programCounter: number;
+  opCode: number;
+  code: Uint8Array;
+  validJumps: Uint8Array;
+  cachedPushes: Record<number, bigint>;
+  shouldDoJumpAnalysis: boolean;
+  gasLeft: bigint;
+  eip8037BurnLeftoverAfterCreateHaltOntoAlive?: boolean;
+  env: { accessWitness?: { commit(): void; revert(): void } };
+}
+interface RunResult {
+  runState: RunState;
+  exceptionError: unknown;
+}
+interface SteppingInterpreter {
+  _runState: RunState;
+  _evm: { DEBUG: boolean; events: { listenerCount(event: string): number }; _opcodeMap: OpcodeEntry[] };
+  common: Common;
+  profilerOpts?: { enabled?: boolean };
+  run(code: Uint8Array, opts?: { pc?: number }): Promise<RunResult>;
+  runStep(opcode?: OpcodeEntry): Promise<void>;
+  useGas(amount: bigint, context?: unknown): void;
+  _getValidJumpDestinations(code: Uint8Array): JumpAnalysis;
+}
+
+/**
+ * The interpreter's loop awaits an async `runStep` for every opcode, so each ADD or PUSH costs two
+ * promises and a trip through the microtask queue: for an ERC-20 transfer (~300 opcodes, a dozen of
+ * which read state) most of the interpreter's garbage and a good part of its time. Here an opcode
+ * whose gas and effect are synchronous runs inline, doing exactly what `runStep` does; the rest (state
+ * reads, calls) still go through `runStep`. Whenever the library's loop would do more than that — step
+ * events for a tracer, DEBUG logging, its profiler, EOF code, Verkle/binary-tree witnesses — the
+ * library's own `run` runs.
+ */
+function runSynchronousOpcodesInline(): Promise<void> {
+  inlineStepsInstalled ??= (async () => {
+    const [{ Interpreter }, { consumeEip7928PostTargetCallOog }] = await Promise.all([
+      evmModule<{ Interpreter?: { prototype: SteppingInterpreter } }>('./interpreter.js'),
+      evmModule<{ consumeEip7928PostTargetCallOog?: (runState: RunState) => void }>('./opcodes/EIP7928.js'),
+    ]);
+    const prototype = Interpreter?.prototype;
+    const libraryRun = prototype?.run;
+    if (prototype === undefined || typeof libraryRun !== 'function' || typeof prototype.runStep !== 'function' || typeof consumeEip7928PostTargetCallOog !== 'function') {
+      throw new Error('@ethereumjs/evm: Interpreter.run/runStep or consumeEip7928PostTargetCallOog not found');
+    }
+
+    /** One opcode as `runStep` runs it; a promise only when its gas or its effect is asynchronous. */
+    const step = (interpreter: SteppingInterpreter, runState: RunState, cached: OpcodeEntry | undefined): Promise<void> | undefined => {
+      const entry = cached ?? interpreter._evm._opcodeMap[runState.opCode]!;
+      const info = entry.opcodeInfo;
+      if (info.isAsync) return interpreter.runStep(cached);
+      let gas = info.feeBigInt;
+      if (info.dynamicGas) {
+        const dynamic = entry.gasHandler!(runState, gas, interpreter.common);
+        if (typeof dynamic !== 'bigint') return finishStep(interpreter, runState, entry, dynamic);
+        gas = dynamic;
+      }
+      chargeAndExecute(interpreter, runState, entry, gas);
+      return undefined;
+    };
+    const finishStep = async (interpreter: SteppingInterpreter, runState: RunState, entry: OpcodeEntry, gas: Promise<bigint>): Promise<void> => {
+      chargeAndExecute(interpreter, runState, entry, await gas);
+    };
+    const chargeAndExecute = (interpreter: SteppingInterpreter, runState: RunState, entry: OpcodeEntry, gas: bigint): void => {
+      if (entry.opcodeInfo.isInvalid) throw new EVMError(EVMError.errorMessages.INVALID_OPCODE);
+      interpreter.useGas(gas, entry.opcodeInfo);
+      runState.programCounter++;
+      consumeEip7928PostTargetCallOog(runState);
+      entry.opHandler(runState, interpreter.common);
+      runState.env.accessWitness?.commit();
+    };
+
+    prototype.run = async function (this: SteppingInterpreter, code: Uint8Array, opts: { pc?: number } = {}): Promise<RunResult> {
+      const common = this.common;
+      const evm = this._evm;
+      if (
+        (code[0] === 0xef && common.isActivatedEIP(3540)) ||
+        common.isActivatedEIP(6800) ||
+        common.isActivatedEIP(7864) ||
+        this.profilerOpts?.enabled === true ||
+        evm.DEBUG ||
+        evm.events.listenerCount('step') > 0
+      ) {
+        return libraryRun.call(this, code, opts);
+      }
+      const runState = this._runState;
+      runState.code = code;
+      runState.programCounter = opts.pc ?? runState.programCounter;
+      const pc = runState.programCounter;
+      if (pc !== 0 && (pc < 0 || pc >= code.length)) throw new Error('Internal error: program counter not in range');
+      let err: unknown;
+      let cachedOpcodes: OpcodeEntry[] | undefined;
+      while (runState.programCounter < runState.code.length) {
+        const programCounter = runState.programCounter;
+        let opCode: number;
+        let cached: OpcodeEntry | undefined;
+        if (cachedOpcodes === undefined) {
+          opCode = runState.code[programCounter]!;
+          // As the library: jump analysis only once the code is seen to jump.
+          if (opCode === 0x56 || opCode === 0x57 || opCode === 0x5e) {
+            const { jumps, pushes, opcodesCached } = this._getValidJumpDestinations(runState.code);
+            runState.validJumps = jumps;
+            runState.cachedPushes = pushes;
+            runState.shouldDoJumpAnalysis = false;
+            cachedOpcodes = opcodesCached as OpcodeEntry[];
+          }
+        } else {
+          cached = cachedOpcodes[programCounter]!;
+          opCode = cached.opcodeInfo.code;
+        }
+        runState.opCode = opCode;
+        try {
+          const pending = step(this, runState, cached);
+          if (pending !== undefined) await pending;
+        } catch (e) {
+          runState.env.accessWitness?.revert();
+          // Only the EVM's own errors end the frame; anything else is a bug and propagates.
+          if (!(e instanceof Object && 'errorType' in e && e.errorType === 'EVMError')) throw e;
+          if ((e as EVMError).error !== EVMError.errorMessages.STOP) err = e;
+          break;
+        }
+      }
+      if (err === undefined && runState.eip8037BurnLeftoverAfterCreateHaltOntoAlive === true && runState.gasLeft > 0n) {
+        runState.gasLeft = 0n;
+        err = new EVMError(EVMError.errorMessages.OUT_OF_GAS);
+      }
+      return { runState, exceptionError: err };
+    };
+  })();
+  return inlineStepsInstalled;
 }
