@@ -7,8 +7,9 @@
 import test from 'ava';
 import { Common, Hardfork, Mainnet } from '@ethereumjs/common';
 import { createEVM, type EVM } from '@ethereumjs/evm';
-import { Account, Address, bytesToHex, hexToBytes, setLengthLeft } from '@ethereumjs/util';
-import { tuneInterpreter } from '../../src/shared/execution/evm-tuning.js';
+import { Account, Address, bigIntToBytes, bytesToHex, hexToBytes, setLengthLeft } from '@ethereumjs/util';
+import { keccak256 } from 'ethers';
+import { tuneInterpreter, word32 } from '../../src/shared/execution/evm-tuning.js';
 
 const LOOPER = new Address(hexToBytes('0x00000000000000000000000000000000000000c1'));
 const CALLER = new Address(hexToBytes('0x00000000000000000000000000000000000000c2'));
@@ -111,6 +112,12 @@ test.serial('the programs do what they are meant to (the comparison compares som
   t.is(loop.error, undefined);
   t.is(loop.logs.length, 1);
   t.true(loop.storage.slice(0, 10).every((value) => value !== '0x'));
+  // Known values: slot i holds keccak(i as a word), the output is [9, keccak(5)], the log has topics 0xbb, 0xaa.
+  const hashOf = (i: number) => keccak256(setLengthLeft(Uint8Array.of(i), 32));
+  t.deepEqual(loop.storage.slice(0, 10), Array.from({ length: 10 }, (_, i) => hashOf(i)));
+  t.is(loop.returnValue as string, bytesToHex(setLengthLeft(Uint8Array.of(9), 32)) + hashOf(5).slice(2));
+  t.deepEqual(loop.logs[0]![1], [bytesToHex(setLengthLeft(Uint8Array.of(0xbb), 32)), bytesToHex(setLengthLeft(Uint8Array.of(0xaa), 32))]);
+  t.is(loop.logs[0]![2], loop.returnValue);
   const call = (await outcome(CALLER_CODE, 1_000_000n, false)).outcome;
   t.is(call.returnValue, loop.returnValue);
   t.deepEqual(call.storage.slice(10), loop.storage.slice(0, 10));
@@ -118,4 +125,11 @@ test.serial('the programs do what they are meant to (the comparison compares som
   t.is((await outcome(PROGRAMS['out of gas in an endless loop']!.code, 10_000n, false)).outcome.error, 'out of gas');
   t.regex((await outcome(PROGRAMS['jump to a non-destination']!.code, 10_000n, false)).outcome.error ?? '', /^invalid JUMP/);
   t.is((await outcome(PROGRAMS['stack underflow']!.code, 10_000n, false)).outcome.error, 'stack underflow');
+});
+
+test('word32 makes the 32-byte word the library makes of a stack value', (t) => {
+  const values = [0n, 1n, 0xffn, 0x100n, 2n ** 63n, 2n ** 64n - 1n, 2n ** 64n, 2n ** 128n + 5n, 2n ** 192n, 2n ** 255n, 2n ** 256n - 1n];
+  for (let i = 0n; i < 200n; i++) values.push((i * 0x9e3779b97f4a7c15f39cc0605cedc834n) ** (i % 3n + 1n) % 2n ** 256n);
+  for (const value of values) t.is(bytesToHex(word32(value)), bytesToHex(setLengthLeft(bigIntToBytes(value), 32)), `value ${value}`);
+  t.throws(() => word32(2n ** 256n));
 });

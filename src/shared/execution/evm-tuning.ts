@@ -5,6 +5,7 @@
  */
 import type { Common } from '@ethereumjs/common';
 import { EVMError } from '@ethereumjs/evm';
+import { bigIntToBytes, bytesToBigInt, setLengthLeft } from '@ethereumjs/util';
 
 interface JumpAnalysis {
   jumps: Uint8Array;
@@ -17,6 +18,7 @@ interface InterpreterPrototype {
 
 let jumpAnalysisCached: Promise<void> | undefined;
 let inlineStepsInstalled: Promise<void> | undefined;
+let wordHandlersInstalled: Promise<void> | undefined;
 
 /** The library's Interpreter class: not exported; its module is the one the EVM loaded (same URL). */
 async function evmModule<T>(path: string): Promise<T> {
@@ -26,7 +28,7 @@ async function evmModule<T>(path: string): Promise<T> {
 
 /** Every tuning of the interpreter this node runs with; once per thread, before the first EVM runs. */
 export async function tuneInterpreter(): Promise<void> {
-  await Promise.all([cacheJumpAnalysis(), runSynchronousOpcodesInline()]);
+  await Promise.all([cacheJumpAnalysis(), runSynchronousOpcodesInline(), convertWordsDirectly()]);
 }
 
 /**
@@ -217,4 +219,72 @@ function runSynchronousOpcodesInline(): Promise<void> {
     };
   })();
   return inlineStepsInstalled;
+}
+
+const TWO_POW64 = 1n << 64n;
+
+/**
+ * A stack value (0 ≤ value < 2²⁵⁶) as 32 big-endian bytes. The library's
+ * `setLengthLeft(bigIntToBytes(value), 32)` goes through a hex string checked by a regular expression,
+ * then pads by spreading both arrays into a new one: for every MSTORE, SLOAD key and log topic.
+ */
+export function word32(value: bigint): Uint8Array {
+  const out = new Uint8Array(32);
+  if (value === 0n) return out;
+  // Out of range: the library's conversion, and its error.
+  if (value < 0n || value >> 256n !== 0n) return setLengthLeft(bigIntToBytes(value), 32);
+  const view = new DataView(out.buffer);
+  // setBigUint64 keeps the low 64 bits of what it is given.
+  view.setBigUint64(24, value);
+  if (value >= TWO_POW64) {
+    view.setBigUint64(16, value >> 64n);
+    view.setBigUint64(8, value >> 128n);
+    view.setBigUint64(0, value >> 192n);
+  }
+  return out;
+}
+
+interface WordRunState {
+  opCode: number;
+  stack: { pop(): bigint; popN(count: number): bigint[]; push(value: bigint): void };
+  memory: { write(offset: number, size: number, value: Uint8Array): void; read(offset: number, size: number): Uint8Array };
+  interpreter: { storageLoad(key: Uint8Array): Promise<Uint8Array>; log(data: Uint8Array, topicCount: number, topics: Uint8Array[]): void };
+}
+
+/**
+ * MSTORE, SLOAD and LOG0–LOG4 as the library defines them (opcodes/functions.js), with the 32-byte
+ * words made by `word32` and the popped values read by index rather than by destructuring (an
+ * iterator per opcode). The handler table is the library's module-level map, which every EVM copies
+ * when it is created or changes hardfork: this must run before the first EVM is made.
+ */
+function convertWordsDirectly(): Promise<void> {
+  wordHandlersInstalled ??= (async () => {
+    const { handlers } = await evmModule<{ handlers?: Map<number, (runState: WordRunState, common: Common) => unknown> }>('./opcodes/functions.js');
+    const expected = [0x52, 0x54, 0xa0, 0xa1, 0xa2, 0xa3, 0xa4];
+    if (!(handlers instanceof Map) || expected.some((opcode) => typeof handlers.get(opcode) !== 'function')) {
+      throw new Error('@ethereumjs/evm: the opcode handler map is not where it was');
+    }
+    handlers.set(0x52, function mstore(runState) {
+      const popped = runState.stack.popN(2);
+      runState.memory.write(Number(popped[0]), 32, word32(popped[1]!));
+    });
+    handlers.set(0x54, async function sload(runState) {
+      const key = runState.stack.pop();
+      const value = await runState.interpreter.storageLoad(word32(key));
+      runState.stack.push(value.length > 0 ? bytesToBigInt(value) : 0n);
+    });
+    const log = function log(runState: WordRunState): void {
+      const popped = runState.stack.popN(2);
+      const memOffset = popped[0]!;
+      const memLength = popped[1]!;
+      const topicsCount = runState.opCode - 0xa0;
+      const topics = runState.stack.popN(topicsCount);
+      const topicsBuf = new Array<Uint8Array>(topicsCount);
+      for (let i = 0; i < topicsCount; i++) topicsBuf[i] = word32(topics[i]!);
+      const data = memLength !== 0n ? runState.memory.read(Number(memOffset), Number(memLength)) : new Uint8Array(0);
+      runState.interpreter.log(data, topicsCount, topicsBuf);
+    };
+    for (let opcode = 0xa0; opcode <= 0xa4; opcode++) handlers.set(opcode, log);
+  })();
+  return wordHandlersInstalled;
 }
