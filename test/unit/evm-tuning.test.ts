@@ -9,7 +9,7 @@ import { Common, Hardfork, Mainnet } from '@ethereumjs/common';
 import { createEVM, type EVM } from '@ethereumjs/evm';
 import { Account, Address, bigIntToBytes, bytesToHex, hexToBytes, setLengthLeft } from '@ethereumjs/util';
 import { keccak256 } from 'ethers';
-import { tuneInterpreter, word32 } from '../../src/shared/execution/evm-tuning.js';
+import { fastEipLookup, tuneInterpreter, word32 } from '../../src/shared/execution/evm-tuning.js';
 
 const LOOPER = new Address(hexToBytes('0x00000000000000000000000000000000000000c1'));
 const CALLER = new Address(hexToBytes('0x00000000000000000000000000000000000000c2'));
@@ -132,4 +132,21 @@ test('word32 makes the 32-byte word the library makes of a stack value', (t) => 
   for (let i = 0n; i < 200n; i++) values.push((i * 0x9e3779b97f4a7c15f39cc0605cedc834n) ** (i % 3n + 1n) % 2n ** 256n);
   for (const value of values) t.is(bytesToHex(word32(value)), bytesToHex(setLengthLeft(bigIntToBytes(value), 32)), `value ${value}`);
   t.throws(() => word32(2n ** 256n));
+});
+
+test('gteHardfork answers as the library does as the hardfork changes, and copies answer for their own hardfork', (t) => {
+  const common = new Common({ chain: Mainnet, hardfork: Hardfork.Cancun });
+  const library = new Common({ chain: Mainnet, hardfork: Hardfork.Cancun });
+  fastEipLookup(common);
+  const forks = [Hardfork.Homestead, Hardfork.SpuriousDragon, Hardfork.London, Hardfork.Shanghai, Hardfork.Cancun, Hardfork.Prague, Hardfork.Osaka];
+  const answers = (c: Common) => forks.map((hf) => c.gteHardfork(hf));
+  t.deepEqual(answers(common), answers(library));
+  t.deepEqual(answers(common), [true, true, true, true, true, false, false]);
+  common.setHardfork(Hardfork.Prague);
+  library.setHardfork(Hardfork.Prague);
+  t.deepEqual(answers(common), answers(library));
+  const copy = common.copy();
+  copy.setHardfork(Hardfork.London);
+  t.deepEqual(answers(copy), [true, true, true, false, false, false, false]);
+  t.deepEqual(answers(common), answers(library));
 });

@@ -68,7 +68,7 @@ export function cacheJumpAnalysis(): Promise<void> {
 /**
  * `Common.isActivatedEIP` scans an array of every EIP of the fork (about 80), and the interpreter asks
  * it several times per opcode. This answers from a set rebuilt whenever Common rebuilds the array (on
- * a hardfork or EIP change).
+ * a hardfork or EIP change). `gteHardfork` is remembered too (fastHardforkComparison).
  */
 export function fastEipLookup(common: Common): void {
   const internals = common as unknown as { _activatedEIPsCache?: number[]; _buildActivatedEIPsCache?: () => void };
@@ -82,6 +82,36 @@ export function fastEipLookup(common: Common): void {
     active = new Set(internals._activatedEIPsCache);
   };
   common.isActivatedEIP = (eip: number) => active.has(eip);
+  fastHardforkComparison(common);
+}
+
+/**
+ * `Common.gteHardfork` walks the chain's list of hardforks comparing names, and the interpreter and
+ * the transaction loop ask it for every SSTORE, CALL and transaction. Its answer depends only on the
+ * hardfork set and the list, which a Common keeps once made: this remembers it per hardfork asked
+ * about, and starts over whenever the hardfork set changes.
+ */
+function fastHardforkComparison(common: Common): void {
+  const compare = (Object.getPrototypeOf(common) as Common).gteHardfork;
+  if (typeof compare !== 'function' || typeof (common as unknown as { _hardfork?: unknown })._hardfork !== 'string') {
+    throw new Error('@ethereumjs/common: gteHardfork or the hardfork is not where it was');
+  }
+  // Per instance: a copy of this Common (copies take its own properties, this method too) keeps its own.
+  const remembered = new WeakMap<Common, { hardfork: string; answers: Map<string, boolean> }>();
+  common.gteHardfork = function (this: Common, hardfork: string): boolean {
+    const current = (this as unknown as { _hardfork: string })._hardfork;
+    let memo = remembered.get(this);
+    if (memo === undefined || memo.hardfork !== current) {
+      memo = { hardfork: current, answers: new Map() };
+      remembered.set(this, memo);
+    }
+    let answer = memo.answers.get(hardfork);
+    if (answer === undefined) {
+      answer = compare.call(this, hardfork);
+      memo.answers.set(hardfork, answer);
+    }
+    return answer;
+  };
 }
 
 interface OpcodeEntry {
