@@ -21,7 +21,10 @@ let inlineStepsInstalled: Promise<void> | undefined;
 let wordHandlersInstalled: Promise<void> | undefined;
 let frameResultsInstalled: Promise<void> | undefined;
 
-/** The library's Interpreter class: not exported; its module is the one the EVM loaded (same URL). */
+/**
+ * A module of `@ethereumjs/evm` by its path in the package (its internals are not exported): the
+ * instance the EVM itself loaded, as the URL is the same.
+ */
 async function evmModule<T>(path: string): Promise<T> {
   const url = new URL(path, import.meta.resolve('@ethereumjs/evm'));
   return (await import(url.href)) as T;
