@@ -1,15 +1,18 @@
 /**
  * Transaction throughput of a fresh dev node: S funded senders, T pre-signed transactions submitted
  * with raw `eth_sendRawTransaction` bodies over keep-alive HTTP at a fixed number of requests in
- * flight; two workloads one after the other: (a) plain transfers, (b) calls to the storeAndLog
- * contract (one SSTORE and one log each). Prints figures; asserts nothing.
+ * flight; workloads one after the other: (a) plain transfers, (b) calls to the storeAndLog contract
+ * (one SSTORE and one log each), (c) ERC-20 transfers of the peer benchmarks' token to a fresh
+ * recipient each (two balance slots, one of them new, and one Transfer event). Prints figures;
+ * asserts nothing.
  *
- *   npm run build && node dist/bench/tx-throughput.js [--senders=200] [--txs=10000] [--concurrency=64]
+ *   npm run build && node dist/bench/tx-throughput.js [--senders=200] [--txs=10000] [--concurrency=64] [--workloads=erc20]
  */
-import { getCreateAddress, toBeHex, zeroPadValue } from 'ethers';
+import { getCreateAddress, hexlify, randomBytes, toBeHex, zeroPadValue } from 'ethers';
 import { DEV_ACCOUNTS } from '../test/helpers/dev-accounts.js';
 import { storeAndLogDeployCode } from '../test/helpers/contracts.js';
 import { parseFlags } from './lib/args.js';
+import { TOKEN_DEPLOY_CODE, tokenInterface } from './lib/contracts.js';
 import { onCleanup, runBenchmark } from './lib/cleanup.js';
 import { startBenchNode } from './lib/dev-node.js';
 import { fixed, log, megabytes, printTable, rate } from './lib/format.js';
@@ -24,6 +27,14 @@ const GWEI = 10n ** 9n;
 const TRANSFER_GAS = 21_000n;
 /** Above the storing call's worst case (~47k: cold zero→non-zero SSTORE plus LOG1). */
 const CONTRACT_CALL_GAS = 100_000n;
+/** Above a token transfer's worst case (~52k: a cold zero→non-zero balance slot plus LOG3). */
+const TOKEN_TRANSFER_GAS = 120_000n;
+/** Tokens minted to each sender: far more than it can send one at a time. */
+const TOKEN_MINT = 10n ** 24n;
+const WORKLOADS = ['transfers', 'storeAndLog', 'erc20'] as const;
+type WorkloadName = (typeof WORKLOADS)[number];
+/** Gas each workload's transaction may use, for the senders' budgets. */
+const WORKLOAD_GAS: Record<WorkloadName, bigint> = { transfers: TRANSFER_GAS, storeAndLog: CONTRACT_CALL_GAS, erc20: TOKEN_TRANSFER_GAS };
 const POLL_MS = 100;
 
 const flags = parseFlags('dist/bench/tx-throughput.js', {
@@ -34,7 +45,17 @@ const flags = parseFlags('dist/bench/tx-throughput.js', {
   'include-timeout': { default: 60, min: 1, description: 'seconds to wait for inclusion once submission ended' },
   'cpu-prof-dir': { default: '', description: 'run the node with --cpu-prof, profiles into this directory' },
   'node-args': { default: '', description: "more node options, space-separated (e.g. '--metrics-enabled')" },
+  build: { default: '', description: "another checkout's directory whose built node runs instead of this one (e.g. main's, to compare)" },
+  workloads: { default: WORKLOADS.join(','), description: `comma-separated, run in this order: ${WORKLOADS.join(', ')}` },
   'max-seconds': { default: 300, min: 10, description: 'ceiling on the whole run' },
+});
+const workloads = flags.workloads.split(',').map((name) => {
+  const known = WORKLOADS.find((w) => w.toLowerCase() === name.trim().toLowerCase());
+  if (known === undefined) {
+    console.error(`unknown workload "${name}": choose from ${WORKLOADS.join(', ')}`);
+    process.exit(2);
+  }
+  return known;
 });
 
 interface WorkloadFigures {
@@ -76,10 +97,11 @@ async function main(): Promise<void> {
   const started = performance.now();
   const workers = flags['rpc-http-workers'];
   const nodeArgs = [...(workers > 0 ? [`--rpc-http-workers=${workers}`] : []), ...flags['node-args'].split(' ').filter((arg) => arg !== '')];
-  log(`starting a dev node${nodeArgs.length > 0 ? ` with ${nodeArgs.join(' ')}` : ''}`);
+  log(`starting a dev node${flags.build === '' ? '' : ` from ${flags.build}`}${nodeArgs.length > 0 ? ` with ${nodeArgs.join(' ')}` : ''}`);
   const bench = await startBenchNode({
     args: nodeArgs,
     cpuProfileDir: flags['cpu-prof-dir'] || undefined,
+    ...(flags.build === '' ? {} : { bin: `${flags.build}/bin/run.js` }),
   });
   const port = bench.port;
   const rpc = new RpcClient(HOST, port);
@@ -99,26 +121,39 @@ async function main(): Promise<void> {
 
   const senders = Array.from({ length: flags.senders }, () => randomAccount());
   const perSender = (index: number): number => Math.floor(flags.txs / senders.length) + (index < flags.txs % senders.length ? 1 : 0);
-  const budget = BigInt(perSender(0)) * (TRANSFER_GAS + CONTRACT_CALL_GAS) * maxFeePerGas * 2n + 10n ** 17n;
-  const contract = await fundAndDeploy(rpc, common, port, senders, budget, maxFeePerGas, maxPriorityFeePerGas);
+  const gasPerSender = workloads.reduce((sum, w) => sum + WORKLOAD_GAS[w], 0n);
+  const budget = BigInt(perSender(0)) * gasPerSender * maxFeePerGas * 2n + 10n ** 17n;
+  const contracts = await fundAndDeploy(rpc, common, port, senders, budget, maxFeePerGas, maxPriorityFeePerGas, workloads.includes('erc20'));
 
   const nextNonce = senders.map(() => 0n);
   const results: WorkloadFigures[] = [];
-  results.push(
-    await runWorkload('transfers', rpc, common, port, senders, perSender, nextNonce, rss, (index) => ({
-      to: senders[(index + 1) % senders.length]!.address,
-      value: 1n,
-      gasLimit: TRANSFER_GAS,
-    })),
-  );
-  results.push(
-    await runWorkload('storeAndLog calls', rpc, common, port, senders, perSender, nextNonce, rss, (_index, sequence) => ({
-      to: contract,
-      value: 0n,
-      data: zeroPadValue(toBeHex(sequence + 1), 32),
-      gasLimit: CONTRACT_CALL_GAS,
-    })),
-  );
+  const run = (name: string, fieldsFor: Parameters<typeof runWorkload>[8]): Promise<WorkloadFigures> =>
+    runWorkload(name, rpc, common, port, senders, perSender, nextNonce, rss, fieldsFor);
+  // A recipient address no account or token balance has: a random prefix, then the sequence number.
+  const recipientPrefix = hexlify(randomBytes(8));
+  for (const workload of workloads) {
+    if (workload === 'transfers') {
+      results.push(await run('transfers', (index) => ({ to: senders[(index + 1) % senders.length]!.address, value: 1n, gasLimit: TRANSFER_GAS })));
+    } else if (workload === 'storeAndLog') {
+      results.push(
+        await run('storeAndLog calls', (_index, sequence) => ({
+          to: contracts.storeAndLog,
+          value: 0n,
+          data: zeroPadValue(toBeHex(sequence + 1), 32),
+          gasLimit: CONTRACT_CALL_GAS,
+        })),
+      );
+    } else {
+      results.push(
+        await run('ERC-20 transfers', (_index, sequence) => ({
+          to: contracts.token,
+          value: 0n,
+          data: tokenInterface.encodeFunctionData('transfer', [recipientPrefix + toBeHex(sequence, 12).slice(2), 1n]),
+          gasLimit: TOKEN_TRANSFER_GAS,
+        })),
+      );
+    }
+  }
 
   console.log('\n=== summary ===');
   console.log(`senders ${senders.length}, ${flags.txs} transactions per workload, ${flags.concurrency} in flight, node HTTP workers: ${workers > 0 ? workers : 'default'}`);
@@ -143,8 +178,9 @@ async function main(): Promise<void> {
 }
 
 /**
- * Sends every sender `budget` wei from the dev accounts and deploys the storeAndLog contract, all in
- * one batch, then waits until they are mined. Returns the contract address.
+ * Sends every sender `budget` wei from the dev accounts and deploys the storeAndLog contract and the
+ * token, all in one batch, then, with `mintTokens`, mints tokens to every sender; waits until each
+ * batch is mined. Returns the contracts' addresses.
  */
 async function fundAndDeploy(
   rpc: RpcClient,
@@ -154,27 +190,53 @@ async function fundAndDeploy(
   budget: bigint,
   maxFeePerGas: bigint,
   maxPriorityFeePerGas: bigint,
-): Promise<string> {
+  mintTokens: boolean,
+): Promise<{ storeAndLog: string; token: string }> {
   const funders = DEV_ACCOUNTS.map((a) => accountFromKey(a.privateKey));
-  const startNonces = await Promise.all(funders.map(async (f) => BigInt(await rpc.call<string>('eth_getTransactionCount', [f.address, 'latest']))));
-  const nonces = [...startNonces];
+  const nonces = await Promise.all(funders.map(async (f) => BigInt(await rpc.call<string>('eth_getTransactionCount', [f.address, 'latest']))));
   const signed: SignedTx[] = [];
 
   const deployer = funders[0]!;
-  const contract = getCreateAddress({ from: deployer.address, nonce: nonces[0]! }).toLowerCase();
-  signed.push(signTx(common, deployer, { nonce: nonces[0]!++, value: 0n, data: storeAndLogDeployCode(), gasLimit: 200_000n, maxFeePerGas, maxPriorityFeePerGas }));
+  const fees = { maxFeePerGas, maxPriorityFeePerGas };
+  const storeAndLog = getCreateAddress({ from: deployer.address, nonce: nonces[0]! }).toLowerCase();
+  signed.push(signTx(common, deployer, { nonce: nonces[0]!++, value: 0n, data: storeAndLogDeployCode(), gasLimit: 200_000n, ...fees }));
+  const token = getCreateAddress({ from: deployer.address, nonce: nonces[0]! }).toLowerCase();
+  signed.push(signTx(common, deployer, { nonce: nonces[0]!++, value: 0n, data: TOKEN_DEPLOY_CODE, gasLimit: 1_000_000n, ...fees }));
   const owed = funders.map(() => 0n);
   senders.forEach((sender, index) => {
     const f = index % funders.length;
     owed[f]! += budget + TRANSFER_GAS * maxFeePerGas;
-    signed.push(signTx(common, funders[f]!, { nonce: nonces[f]!++, to: sender.address, value: budget, gasLimit: TRANSFER_GAS, maxFeePerGas, maxPriorityFeePerGas }));
+    signed.push(signTx(common, funders[f]!, { nonce: nonces[f]!++, to: sender.address, value: budget, gasLimit: TRANSFER_GAS, ...fees }));
   });
   for (const [f, funder] of funders.entries()) {
     const balance = BigInt(await rpc.call<string>('eth_getBalance', [funder.address, 'latest']));
     if (balance < owed[f]!) throw new Error(`dev account ${funder.address} holds ${balance} wei, funding needs ${owed[f]}: use fewer senders or transactions`);
   }
 
-  log(`funding ${senders.length} senders with ${budget} wei each and deploying storeAndLog at ${contract}`);
+  log(`funding ${senders.length} senders with ${budget} wei each, deploying storeAndLog at ${storeAndLog} and the token at ${token}`);
+  await submitAndAwait(rpc, port, funders, nonces, signed, 'funding');
+  for (const contract of [storeAndLog, token]) {
+    if ((await rpc.call<string>('eth_getCode', [contract, 'latest'])) === '0x') throw new Error(`the contract at ${contract} was not deployed`);
+  }
+  if (mintTokens) {
+    // Only now: a mint ahead of the deployment would call an empty account and succeed doing nothing.
+    const mints = senders.map((sender, index) => {
+      const f = index % funders.length;
+      const data = tokenInterface.encodeFunctionData('mint', [sender.address, TOKEN_MINT]);
+      return signTx(common, funders[f]!, { nonce: nonces[f]!++, to: token, value: 0n, data, gasLimit: 100_000n, ...fees });
+    });
+    log(`minting ${TOKEN_MINT} tokens to each sender`);
+    await submitAndAwait(rpc, port, funders, nonces, mints, 'minting');
+    const last = senders[senders.length - 1]!.address;
+    const balance = BigInt(await rpc.call<string>('eth_call', [{ to: token, data: tokenInterface.encodeFunctionData('balanceOf', [last]) }, 'latest']));
+    if (balance !== TOKEN_MINT) throw new Error(`sender ${last} holds ${balance} tokens after minting, not ${TOKEN_MINT}`);
+  }
+  log('funded and deployed');
+  return { storeAndLog, token };
+}
+
+/** Submits `signed` (the funders' transactions up to `nonces`) and waits until all are mined. */
+async function submitAndAwait(rpc: RpcClient, port: number, funders: Account[], nonces: bigint[], signed: SignedTx[], what: string): Promise<void> {
   const errors = new MessageTally();
   let index = 0;
   const result = await runClosedLoop({ host: HOST, port, connections: Math.min(16, flags.concurrency), maxRunMs: 60_000 }, () => {
@@ -183,18 +245,15 @@ async function fundAndDeploy(
     return { bytes: jsonPostRequest(HOST, port, rpcBody('eth_sendRawTransaction', [tx.raw])), onAnswer: (answer) => tallyError(answer.body, errors) };
   });
   if (errors.total > 0 || result.transportErrors > 0) {
-    throw new Error(`funding failed: ${JSON.stringify(errors.entries())} ${result.transportErrorMessages.join('; ')}`);
+    throw new Error(`${what} failed: ${JSON.stringify(errors.entries())} ${result.transportErrorMessages.join('; ')}`);
   }
   const deadline = Date.now() + 60_000;
   for (;;) {
     const mined = await Promise.all(funders.map(async (f) => BigInt(await rpc.call<string>('eth_getTransactionCount', [f.address, 'latest']))));
     if (mined.every((n, f) => n >= nonces[f]!)) break;
-    if (Date.now() > deadline) throw new Error('funding transactions were not mined within 60 s');
+    if (Date.now() > deadline) throw new Error(`${what} transactions were not mined within 60 s`);
     await sleep(250);
   }
-  if ((await rpc.call<string>('eth_getCode', [contract, 'latest'])) === '0x') throw new Error('the storeAndLog contract was not deployed');
-  log('funded and deployed');
-  return contract;
 }
 
 /** Records the JSON-RPC error message of an answer body, if any; returns whether it was a success. */

@@ -2,7 +2,7 @@
  * Contracts deployed on a bench node, for workloads that read their state or logs: storeAndLog
  * (test/helpers/contracts.ts) and the peer benchmarks' ERC-20 token.
  */
-import { getCreateAddress, toBeHex, zeroPadValue } from 'ethers';
+import { Interface, getCreateAddress, toBeHex, zeroPadValue } from 'ethers';
 import { storeAndLogDeployCode, tokenDeployCode, tokenMintCallData } from '../../test/helpers/contracts.js';
 import { DEV_ACCOUNTS } from '../../test/helpers/dev-accounts.js';
 import { log } from './format.js';
@@ -50,3 +50,13 @@ async function deployAndCall(port: number, creationCode: string, call: (address:
     rpc.close();
   }
 }
+
+/** The token's creation code, for workloads that sign its deployment themselves. */
+export const TOKEN_DEPLOY_CODE = tokenDeployCode();
+
+/** The token's calls the benchmarks make. */
+export const tokenInterface = new Interface([
+  'function mint(address to, uint256 value)',
+  'function balanceOf(address owner) view returns (uint256)',
+  'function transfer(address to, uint256 value) returns (bool)',
+]);

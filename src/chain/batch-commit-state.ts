@@ -1,6 +1,6 @@
 import { Account, Address, bytesToUnprefixedHex, concatBytes, createAccountFromRLP, createAddressFromString, unpadBytes, unprefixedHexToBytes } from '@ethereumjs/util';
 import { RLP } from '@ethereumjs/rlp';
-import { CODEHASH_PREFIX, MerkleStateManager } from '@ethereumjs/statemanager';
+import { AccountCache, CODEHASH_PREFIX, Caches, MerkleStateManager } from '@ethereumjs/statemanager';
 import type { DB } from '@ethereumjs/util';
 import type { CheckpointDB } from '@ethereumjs/mpt';
 import { keccak256 } from '../shared/ethereum/keccak.js';
@@ -36,6 +36,7 @@ export class BatchCommitStateManager extends MerkleStateManager {
     const cache = this._caches?.account;
     if (cache === undefined) return super.getAccount(address);
     const cached = cache.get(address);
+    if (cached instanceof DecodedAccount) return cached.copy();
     if (cached !== undefined) return cached.accountRLP !== undefined ? createAccountFromRLP(cached.accountRLP) : undefined;
     const rlp = await readTrieValue(this.nodes, this._trie.root(), keccak256(address.bytes));
     const account = rlp !== undefined ? createAccountFromRLP(rlp) : undefined;
@@ -123,6 +124,60 @@ export class BatchCommitStateManager extends MerkleStateManager {
       accountWrites.push({ key: keccak256(unprefixedHexToBytes(addressHex)), value: accountRLP });
     }
     this._trie.root(await applyTrieWrites(this.nodes, this._trie.root(), accountWrites, keccak256));
+  }
+}
+
+/**
+ * ethereumjs' caches with an account cache that keeps accounts decoded (DecodedAccountCache), for a
+ * BatchCommitStateManager.
+ */
+export function decodedAccountCaches(): Caches {
+  const caches = new Caches();
+  caches.account = new DecodedAccountCache({ type: caches.settings.account.type, size: caches.settings.account.size });
+  return caches;
+}
+
+/**
+ * The account cache's entry for an account written: the account itself, its RLP made only when the
+ * cache is flushed. The library's entry is the RLP, so every write encoded the account and every read
+ * decoded it again: the sender, recipient and coinbase of every transaction, several times each.
+ */
+class DecodedAccount {
+  private encoded: Uint8Array | undefined;
+  private readonly account: Account;
+
+  constructor(account: Account) {
+    this.account = copyAccount(account);
+  }
+
+  /** The cached account, to be changed by whoever asked: the entry never changes. */
+  copy(): Account {
+    return copyAccount(this.account);
+  }
+
+  get accountRLP(): Uint8Array {
+    this.encoded ??= this.account.serialize();
+    return this.encoded;
+  }
+}
+
+function copyAccount(account: Account): Account {
+  return new Account(account.nonce, account.balance, account.storageRoot, account.codeHash);
+}
+
+/**
+ * ethereumjs' account cache whose written accounts stay decoded (DecodedAccount); it keeps, reverts
+ * and flushes entries as the library's does. Partial accounts (binary-tree state) are the library's.
+ */
+class DecodedAccountCache extends AccountCache {
+  override put(address: Address, account: Account | undefined, couldBePartialAccount = false): void {
+    if (account === undefined || couldBePartialAccount) return super.put(address, account, couldBePartialAccount);
+    const addressHex = bytesToUnprefixedHex(address.bytes);
+    this._saveCachePreState(addressHex);
+    const entry = new DecodedAccount(account);
+    if (this._lruCache) this._lruCache.set(addressHex, entry);
+    else this._orderedMapCache!.setElement(addressHex, entry);
+    this._stats.writes += 1;
   }
 }
 

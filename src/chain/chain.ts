@@ -27,11 +27,11 @@ import type { BlockValidation, ExecutedBlock } from './block-validation.js';
 import { InvalidBlockError, OMMER_WINDOW, firstLine, validateBody, validateHeader } from './import-rules.js';
 import type { ChainImportRules, ImportRuleOptions } from './import-rules.js';
 import { BoundedStateCaches, StateDb, YieldingStateDb } from './state-db.js';
-import { cacheJumpAnalysis } from '../shared/execution/evm-tuning.js';
+import { tuneInterpreter } from '../shared/execution/evm-tuning.js';
 import { createExecutionVm } from '../shared/execution/execution-vm.js';
 import { StateViews, type StateStore } from '../shared/execution/state-views.js';
 import { collectRequests, runPreTransactionSystemCalls } from '../shared/execution/system-calls.js';
-import { BatchCommitStateManager } from './batch-commit-state.js';
+import { BatchCommitStateManager, decodedAccountCaches } from './batch-commit-state.js';
 import { keccak256 } from '../shared/ethereum/keccak.js';
 import { schemaVersionMismatch } from './storage-schema.js';
 import { txCommonFor } from '../shared/ethereum/tx-common.js';
@@ -109,7 +109,7 @@ export class Chain {
   ) {}
 
   static async open(location: string, spec: ChainSpec, options: ChainOptions = {}): Promise<Chain> {
-    await cacheJumpAnalysis();
+    await tuneInterpreter();
     const kv = await KvStore.open(location);
     const kzgVerifier = new KzgVerifierPool();
     try {
@@ -117,8 +117,8 @@ export class Chain {
       const stateDb = new StateDb(kv);
       // Each VM its own lookup: BLOCKHASH follows the branch of the block that VM executes.
       const vmOver = (stateManager: StateManagerInterface): Promise<VM> => createExecutionVm(spec, stateManager, new BlockHashLookup(store), kzgVerifier.verify);
-      const newVm = async (db: StateDb, caches = new Caches()): Promise<VM> => vmOver(await openState(new YieldingStateDb(db), caches));
-      const buildCaches = new BoundedStateCaches(new Caches(), BUILD_STATE_CACHE_ENTRIES);
+      const newVm = async (db: StateDb, caches = decodedAccountCaches()): Promise<VM> => vmOver(await openState(new YieldingStateDb(db), caches));
+      const buildCaches = new BoundedStateCaches(decodedAccountCaches(), BUILD_STATE_CACHE_ENTRIES);
       const buildVm = await newVm(stateDb, buildCaches.caches);
       // Reads go to the StateDb directly, not through the yielding view: they are short, and must not wait for a build's time slices.
       const views = await StateViews.open(spec, stateDb, vmOver, openState);

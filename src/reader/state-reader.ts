@@ -27,7 +27,7 @@ import type { ChainSpec } from '../shared/execution/chain-spec.js';
 import { CallSimulator, simulationGasCap } from '../shared/execution/simulation.js';
 import { StateViews, type StateStore } from '../shared/execution/state-views.js';
 import { createExecutionVm, type BlockHashSource } from '../shared/execution/execution-vm.js';
-import { cacheJumpAnalysis } from '../shared/execution/evm-tuning.js';
+import { tuneInterpreter } from '../shared/execution/evm-tuning.js';
 import { stateReadHandlers, type BlockResolver } from '../shared/execution/state-read-handlers.js';
 import type { PointEvaluationInput } from '../shared/execution/kzg-point-evaluation.js';
 import { LruCache } from '../shared/util/lru-cache.js';
@@ -162,7 +162,7 @@ export class StateReader {
 
   static async open(options: StateReaderOptions): Promise<StateReader> {
     const { spec, chain, rpcGasCap } = options;
-    await cacheJumpAnalysis();
+    await tuneInterpreter();
     const store = new ChainStateStore(chain);
     const views = await StateViews.open(spec, store, (stateManager) =>
       createExecutionVm(spec, stateManager, new CanonicalBlockHashes(chain), options.verifyKzg),

@@ -1,9 +1,11 @@
 /**
- * Two per-call costs of `@ethereumjs/evm` 10 that are pure functions of their inputs, memoised. Both
- * reach into the library's internals; `tuneEvm` throws when those are not where it expects them (a
- * library upgrade must look again, not silently lose the speed-up), and a unit test runs it.
+ * Per-call and per-opcode costs of `@ethereumjs/evm` 10 that do not change what the EVM computes.
+ * Each reaches into the library's internals and throws when those are not where it expects them (a
+ * library upgrade must look again, not silently lose the speed-up); unit tests run them.
  */
 import type { Common } from '@ethereumjs/common';
+import { EVMError } from '@ethereumjs/evm';
+import { Account, bigIntToBytes, bytesToBigInt, createZeroAddress, setLengthLeft } from '@ethereumjs/util';
 
 interface JumpAnalysis {
   jumps: Uint8Array;
@@ -15,6 +17,23 @@ interface InterpreterPrototype {
 }
 
 let jumpAnalysisCached: Promise<void> | undefined;
+let inlineStepsInstalled: Promise<void> | undefined;
+let wordHandlersInstalled: Promise<void> | undefined;
+let frameResultsInstalled: Promise<void> | undefined;
+
+/**
+ * A module of `@ethereumjs/evm` by its path in the package (its internals are not exported): the
+ * instance the EVM itself loaded, as the URL is the same.
+ */
+async function evmModule<T>(path: string): Promise<T> {
+  const url = new URL(path, import.meta.resolve('@ethereumjs/evm'));
+  return (await import(url.href)) as T;
+}
+
+/** Every tuning of the interpreter this node runs with; once per thread, before the first EVM runs. */
+export async function tuneInterpreter(): Promise<void> {
+  await Promise.all([cacheJumpAnalysis(), runSynchronousOpcodesInline(), convertWordsDirectly(), mergeFrameStateWithAssign()]);
+}
 
 /**
  * The interpreter analyses a contract's jump destinations and push values on every call that jumps:
@@ -26,9 +45,7 @@ let jumpAnalysisCached: Promise<void> | undefined;
  */
 export function cacheJumpAnalysis(): Promise<void> {
   jumpAnalysisCached ??= (async () => {
-    // The Interpreter class is not exported; its module is the one the EVM loaded (same URL).
-    const url = new URL('./interpreter.js', import.meta.resolve('@ethereumjs/evm'));
-    const { Interpreter } = (await import(url.href)) as { Interpreter?: { prototype: InterpreterPrototype } };
+    const { Interpreter } = await evmModule<{ Interpreter?: { prototype: InterpreterPrototype } }>('./interpreter.js');
     const prototype = Interpreter?.prototype;
     const analyse = prototype?._getValidJumpDestinations;
     if (prototype === undefined || typeof analyse !== 'function') throw new Error('@ethereumjs/evm: Interpreter._getValidJumpDestinations not found');
@@ -54,7 +71,7 @@ export function cacheJumpAnalysis(): Promise<void> {
 /**
  * `Common.isActivatedEIP` scans an array of every EIP of the fork (about 80), and the interpreter asks
  * it several times per opcode. This answers from a set rebuilt whenever Common rebuilds the array (on
- * a hardfork or EIP change).
+ * a hardfork or EIP change). `gteHardfork` is remembered too (fastHardforkComparison).
  */
 export function fastEipLookup(common: Common): void {
   const internals = common as unknown as { _activatedEIPsCache?: number[]; _buildActivatedEIPsCache?: () => void };
@@ -68,4 +85,314 @@ export function fastEipLookup(common: Common): void {
     active = new Set(internals._activatedEIPsCache);
   };
   common.isActivatedEIP = (eip: number) => active.has(eip);
+  fastHardforkComparison(common);
 }
+
+/**
+ * `Common.gteHardfork` walks the chain's list of hardforks comparing names, and the interpreter and
+ * the transaction loop ask it for every SSTORE, CALL and transaction. Its answer depends only on the
+ * hardfork set and the list, which a Common keeps once made: this remembers it per hardfork asked
+ * about, and starts over whenever the hardfork set changes.
+ */
+function fastHardforkComparison(common: Common): void {
+  const compare = (Object.getPrototypeOf(common) as Common).gteHardfork;
+  if (typeof compare !== 'function' || typeof (common as unknown as { _hardfork?: unknown })._hardfork !== 'string') {
+    throw new Error('@ethereumjs/common: gteHardfork or the hardfork is not where it was');
+  }
+  // Per instance: a copy of this Common (copies take its own properties, this method too) keeps its own.
+  const remembered = new WeakMap<Common, { hardfork: string; answers: Map<string, boolean> }>();
+  common.gteHardfork = function (this: Common, hardfork: string): boolean {
+    const current = (this as unknown as { _hardfork: string })._hardfork;
+    let memo = remembered.get(this);
+    if (memo === undefined || memo.hardfork !== current) {
+      memo = { hardfork: current, answers: new Map() };
+      remembered.set(this, memo);
+    }
+    let answer = memo.answers.get(hardfork);
+    if (answer === undefined) {
+      answer = compare.call(this, hardfork);
+      memo.answers.set(hardfork, answer);
+    }
+    return answer;
+  };
+}
+
+interface OpcodeEntry {
+  opcodeInfo: { code: number; feeBigInt: bigint; dynamicGas: boolean; isAsync: boolean; isInvalid: boolean };
+  opHandler: (runState: RunState, common: Common) => unknown;
+  gasHandler?: (runState: RunState, gas: bigint, common: Common) => bigint | Promise<bigint>;
+}
+interface RunState {
+  programCounter: number;
+  opCode: number;
+  code: Uint8Array;
+  validJumps: Uint8Array;
+  cachedPushes: Record<number, bigint>;
+  shouldDoJumpAnalysis: boolean;
+  gasLeft: bigint;
+  eip8037BurnLeftoverAfterCreateHaltOntoAlive?: boolean;
+  env: { accessWitness?: { commit(): void; revert(): void } };
+}
+interface RunResult {
+  runState: RunState;
+  exceptionError: unknown;
+}
+interface SteppingInterpreter {
+  _runState: RunState;
+  _evm: { DEBUG: boolean; events: { listenerCount(event: string): number }; _opcodeMap: OpcodeEntry[] };
+  common: Common;
+  profilerOpts?: { enabled?: boolean };
+  run(code: Uint8Array, opts?: { pc?: number }): Promise<RunResult>;
+  runStep(opcode?: OpcodeEntry): Promise<void>;
+  useGas(amount: bigint, context?: unknown): void;
+  _getValidJumpDestinations(code: Uint8Array): JumpAnalysis;
+}
+
+/**
+ * The interpreter's loop awaits an async `runStep` for every opcode, so each ADD or PUSH costs two
+ * promises and a trip through the microtask queue: for an ERC-20 transfer (~300 opcodes, a dozen of
+ * which read state) most of the interpreter's garbage and a good part of its time. Here an opcode
+ * whose gas and effect are synchronous runs inline, doing exactly what `runStep` does; the rest (state
+ * reads, calls) still go through `runStep`. Whenever the library's loop would do more than that — step
+ * events for a tracer, DEBUG logging, its profiler, EOF code, Verkle/binary-tree witnesses — the
+ * library's own `run` runs.
+ */
+function runSynchronousOpcodesInline(): Promise<void> {
+  inlineStepsInstalled ??= (async () => {
+    const [{ Interpreter }, { consumeEip7928PostTargetCallOog }] = await Promise.all([
+      evmModule<{ Interpreter?: { prototype: SteppingInterpreter } }>('./interpreter.js'),
+      evmModule<{ consumeEip7928PostTargetCallOog?: (runState: RunState) => void }>('./opcodes/EIP7928.js'),
+    ]);
+    const prototype = Interpreter?.prototype;
+    const libraryRun = prototype?.run;
+    if (prototype === undefined || typeof libraryRun !== 'function' || typeof prototype.runStep !== 'function' || typeof consumeEip7928PostTargetCallOog !== 'function') {
+      throw new Error('@ethereumjs/evm: Interpreter.run/runStep or consumeEip7928PostTargetCallOog not found');
+    }
+
+    /** One opcode as `runStep` runs it; a promise only when its gas or its effect is asynchronous. */
+    const step = (interpreter: SteppingInterpreter, runState: RunState, cached: OpcodeEntry | undefined): Promise<void> | undefined => {
+      const entry = cached ?? interpreter._evm._opcodeMap[runState.opCode]!;
+      const info = entry.opcodeInfo;
+      if (info.isAsync) return interpreter.runStep(cached);
+      let gas = info.feeBigInt;
+      if (info.dynamicGas) {
+        const dynamic = entry.gasHandler!(runState, gas, interpreter.common);
+        if (typeof dynamic !== 'bigint') return finishStep(interpreter, runState, entry, dynamic);
+        gas = dynamic;
+      }
+      chargeAndExecute(interpreter, runState, entry, gas);
+      return undefined;
+    };
+    const finishStep = async (interpreter: SteppingInterpreter, runState: RunState, entry: OpcodeEntry, gas: Promise<bigint>): Promise<void> => {
+      chargeAndExecute(interpreter, runState, entry, await gas);
+    };
+    const chargeAndExecute = (interpreter: SteppingInterpreter, runState: RunState, entry: OpcodeEntry, gas: bigint): void => {
+      if (entry.opcodeInfo.isInvalid) throw new EVMError(EVMError.errorMessages.INVALID_OPCODE);
+      interpreter.useGas(gas, entry.opcodeInfo);
+      runState.programCounter++;
+      consumeEip7928PostTargetCallOog(runState);
+      entry.opHandler(runState, interpreter.common);
+      runState.env.accessWitness?.commit();
+    };
+
+    prototype.run = async function (this: SteppingInterpreter, code: Uint8Array, opts: { pc?: number } = {}): Promise<RunResult> {
+      const common = this.common;
+      const evm = this._evm;
+      if (
+        (code[0] === 0xef && common.isActivatedEIP(3540)) ||
+        common.isActivatedEIP(6800) ||
+        common.isActivatedEIP(7864) ||
+        this.profilerOpts?.enabled === true ||
+        evm.DEBUG ||
+        evm.events.listenerCount('step') > 0
+      ) {
+        return libraryRun.call(this, code, opts);
+      }
+      const runState = this._runState;
+      runState.code = code;
+      runState.programCounter = opts.pc ?? runState.programCounter;
+      const pc = runState.programCounter;
+      if (pc !== 0 && (pc < 0 || pc >= code.length)) throw new Error('Internal error: program counter not in range');
+      let err: unknown;
+      let cachedOpcodes: OpcodeEntry[] | undefined;
+      while (runState.programCounter < runState.code.length) {
+        const programCounter = runState.programCounter;
+        let opCode: number;
+        let cached: OpcodeEntry | undefined;
+        if (cachedOpcodes === undefined) {
+          opCode = runState.code[programCounter]!;
+          // As the library: jump analysis only once the code is seen to jump.
+          if (opCode === 0x56 || opCode === 0x57 || opCode === 0x5e) {
+            const { jumps, pushes, opcodesCached } = this._getValidJumpDestinations(runState.code);
+            runState.validJumps = jumps;
+            runState.cachedPushes = pushes;
+            runState.shouldDoJumpAnalysis = false;
+            cachedOpcodes = opcodesCached as OpcodeEntry[];
+          }
+        } else {
+          cached = cachedOpcodes[programCounter]!;
+          opCode = cached.opcodeInfo.code;
+        }
+        runState.opCode = opCode;
+        try {
+          const pending = step(this, runState, cached);
+          if (pending !== undefined) await pending;
+        } catch (e) {
+          runState.env.accessWitness?.revert();
+          // Only the EVM's own errors end the frame; anything else is a bug and propagates.
+          if (!(e instanceof Object && 'errorType' in e && e.errorType === 'EVMError')) throw e;
+          if ((e as EVMError).error !== EVMError.errorMessages.STOP) err = e;
+          break;
+        }
+      }
+      if (err === undefined && runState.eip8037BurnLeftoverAfterCreateHaltOntoAlive === true && runState.gasLeft > 0n) {
+        runState.gasLeft = 0n;
+        err = new EVMError(EVMError.errorMessages.OUT_OF_GAS);
+      }
+      return { runState, exceptionError: err };
+    };
+  })();
+  return inlineStepsInstalled;
+}
+
+const TWO_POW64 = 1n << 64n;
+
+/**
+ * A stack value (0 ≤ value < 2²⁵⁶) as 32 big-endian bytes. The library's
+ * `setLengthLeft(bigIntToBytes(value), 32)` goes through a hex string checked by a regular expression,
+ * then pads by spreading both arrays into a new one: for every MSTORE, SLOAD key and log topic.
+ */
+export function word32(value: bigint): Uint8Array {
+  const out = new Uint8Array(32);
+  if (value === 0n) return out;
+  // Out of range: the library's conversion, and its error.
+  if (value < 0n || value >> 256n !== 0n) return setLengthLeft(bigIntToBytes(value), 32);
+  const view = new DataView(out.buffer);
+  // setBigUint64 keeps the low 64 bits of what it is given.
+  view.setBigUint64(24, value);
+  if (value >= TWO_POW64) {
+    view.setBigUint64(16, value >> 64n);
+    view.setBigUint64(8, value >> 128n);
+    view.setBigUint64(0, value >> 192n);
+  }
+  return out;
+}
+
+interface WordRunState {
+  opCode: number;
+  stack: { pop(): bigint; popN(count: number): bigint[]; push(value: bigint): void };
+  memory: { write(offset: number, size: number, value: Uint8Array): void; read(offset: number, size: number): Uint8Array };
+  interpreter: { storageLoad(key: Uint8Array): Promise<Uint8Array>; log(data: Uint8Array, topicCount: number, topics: Uint8Array[]): void };
+}
+
+/**
+ * MSTORE, SLOAD and LOG0–LOG4 as the library defines them (opcodes/functions.js), with the 32-byte
+ * words made by `word32` and the popped values read by index rather than by destructuring (an
+ * iterator per opcode). The handler table is the library's module-level map, which every EVM copies
+ * when it is created or changes hardfork: this must run before the first EVM is made.
+ */
+function convertWordsDirectly(): Promise<void> {
+  wordHandlersInstalled ??= (async () => {
+    const { handlers } = await evmModule<{ handlers?: Map<number, (runState: WordRunState, common: Common) => unknown> }>('./opcodes/functions.js');
+    const expected = [0x52, 0x54, 0xa0, 0xa1, 0xa2, 0xa3, 0xa4];
+    if (!(handlers instanceof Map) || expected.some((opcode) => typeof handlers.get(opcode) !== 'function')) {
+      throw new Error('@ethereumjs/evm: the opcode handler map is not where it was');
+    }
+    handlers.set(0x52, function mstore(runState) {
+      const popped = runState.stack.popN(2);
+      runState.memory.write(Number(popped[0]), 32, word32(popped[1]!));
+    });
+    handlers.set(0x54, async function sload(runState) {
+      const key = runState.stack.pop();
+      const value = await runState.interpreter.storageLoad(word32(key));
+      runState.stack.push(value.length > 0 ? bytesToBigInt(value) : 0n);
+    });
+    const log = function log(runState: WordRunState): void {
+      const popped = runState.stack.popN(2);
+      const memOffset = popped[0]!;
+      const memLength = popped[1]!;
+      const topicsCount = runState.opCode - 0xa0;
+      const topics = runState.stack.popN(topicsCount);
+      const topicsBuf = new Array<Uint8Array>(topicsCount);
+      for (let i = 0; i < topicsCount; i++) topicsBuf[i] = word32(topics[i]!);
+      const data = memLength !== 0n ? runState.memory.read(Number(memOffset), Number(memLength)) : new Uint8Array(0);
+      runState.interpreter.log(data, topicsCount, topicsBuf);
+    };
+    for (let opcode = 0xa0; opcode <= 0xa4; opcode++) handlers.set(opcode, log);
+  })();
+  return wordHandlersInstalled;
+}
+
+/* eslint-disable @typescript-eslint/no-explicit-any -- a copy of the library's untyped internals */
+type FrameMessage = any;
+
+/**
+ * `EVM.runInterpreter` (one per call frame: every transaction to a contract has at least one) ends by
+ * merging the frame's run state, result and environment with `{ ...a, ...b, ...c }`: V8 makes a
+ * literal with more than one spread of objects this size property by property on a slow path, about
+ * 40 µs on this machine, more than the rest of an ERC-20 transfer's frame. This is the library's
+ * method (evm.js, 10.1) with that one merge done by `Object.assign`, which copies the same own
+ * properties in the same order onto a plain object.
+ */
+function mergeFrameStateWithAssign(): Promise<void> {
+  frameResultsInstalled ??= (async () => {
+    const [{ EVM: EvmClass, defaultBlock }, { Interpreter }] = await Promise.all([
+      evmModule<{ EVM?: { prototype: { runInterpreter?: unknown } }; defaultBlock?: () => unknown }>('./evm.js'),
+      evmModule<{ Interpreter?: new (...args: any[]) => any }>('./interpreter.js'),
+    ]);
+    const prototype = EvmClass?.prototype;
+    if (prototype === undefined || typeof prototype.runInterpreter !== 'function' || typeof defaultBlock !== 'function' || Interpreter === undefined) {
+      throw new Error('@ethereumjs/evm: EVM.runInterpreter, defaultBlock or Interpreter not found');
+    }
+    prototype.runInterpreter = async function (this: any, message: FrameMessage, opts: any = {}) {
+      let contract = await this.stateManager.getAccount(message.to ?? createZeroAddress());
+      if (!contract) contract = new Account();
+      const env = {
+        address: message.to ?? createZeroAddress(),
+        caller: message.caller ?? createZeroAddress(),
+        callData: message.data ?? Uint8Array.from([0]),
+        callValue: message.value ?? 0n,
+        code: message.code,
+        isStatic: message.isStatic ?? false,
+        isCreate: message.isCreate ?? false,
+        depth: message.depth ?? 0,
+        gasPrice: this._tx.gasPrice,
+        origin: this._tx.origin ?? message.caller ?? createZeroAddress(),
+        block: this._block ?? defaultBlock(),
+        contract,
+        codeAddress: message.codeAddress,
+        gasRefund: message.gasRefund,
+        chargeCodeAccesses: message.chargeCodeAccesses,
+        blobVersionedHashes: message.blobVersionedHashes ?? [],
+        accessWitness: message.accessWitness,
+        createdAddresses: message.createdAddresses,
+        initialLogs: opts.initialLogs,
+      };
+      const interpreter = new Interpreter(this, this.stateManager, this.blockchain, env, message.gasLimit, this.journal, this.performanceLogger, this._optsCached.profiler);
+      if (message.selfdestruct) interpreter._result.selfdestruct = message.selfdestruct;
+      if (message.createdAddresses) interpreter._result.createdAddresses = message.createdAddresses;
+      const interpreterRes = await interpreter.run(message.code, opts);
+      let result = interpreter._result;
+      let gasUsed = message.gasLimit - interpreterRes.runState.gasLeft;
+      if (interpreterRes.exceptionError) {
+        const error = interpreterRes.exceptionError.error;
+        if (error !== EVMError.errorMessages.REVERT && error !== EVMError.errorMessages.INVALID_EOF_FORMAT) gasUsed = message.gasLimit;
+        // Clear the result on error
+        result = { ...result, logs: [], selfdestruct: new Map(), createdAddresses: new Set() };
+      }
+      message.accessWitness?.commit();
+      return {
+        ...result,
+        runState: Object.assign({}, interpreterRes.runState, result, interpreter._env),
+        exceptionError: interpreterRes.exceptionError,
+        gas: interpreterRes.runState?.gasLeft,
+        executionGasUsed: gasUsed,
+        gasRefund: interpreterRes.runState.gasRefund,
+        stateGasSpilled: interpreterRes.runState.stateGasSpilled,
+        returnValue: result.returnValue ?? new Uint8Array(0),
+      };
+    };
+  })();
+  return frameResultsInstalled;
+}
+/* eslint-enable @typescript-eslint/no-explicit-any */

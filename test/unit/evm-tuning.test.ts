@@ -1,0 +1,152 @@
+/**
+ * The interpreter tuning (src/shared/execution/evm-tuning.ts) changes how fast the EVM runs, never
+ * what it computes: each program here runs on identical fresh states once through the tuned loop
+ * and once through the library's own loop (a `step` listener, as a tracer attaches, selects it), and
+ * both must end alike — gas, output, error, logs and storage.
+ */
+import test from 'ava';
+import { Common, Hardfork, Mainnet } from '@ethereumjs/common';
+import { createEVM, type EVM } from '@ethereumjs/evm';
+import { Account, Address, bigIntToBytes, bytesToHex, hexToBytes, setLengthLeft } from '@ethereumjs/util';
+import { keccak256 } from 'ethers';
+import { fastEipLookup, tuneInterpreter, word32 } from '../../src/shared/execution/evm-tuning.js';
+
+const LOOPER = new Address(hexToBytes('0x00000000000000000000000000000000000000c1'));
+const CALLER = new Address(hexToBytes('0x00000000000000000000000000000000000000c2'));
+const SENDER = new Address(hexToBytes('0x00000000000000000000000000000000000000ee'));
+
+/**
+ * for i in 0..9: mem[0] = i; sstore(i, keccak(mem[0..32])); then mem[32] = sload(5); LOG2(mem[0..64],
+ * 0xbb, 0xaa); return mem[0..64]. Jumps, memory, hashing, state reads and writes, a log.
+ */
+const LOOPER_CODE = '0x60005b806000526020600020815560010180600a1160025760055460205260aa60bb60406000a260406000f3';
+/** CALLs the looper (an asynchronous opcode in the middle of synchronous ones) and returns its output. */
+const CALLER_CODE = `0x604060006000600060007300000000000000000000000000000000000000c15af15060406000f3`;
+
+const PROGRAMS: Record<string, { code: string; gasLimit?: bigint }> = {
+  'loop with storage, hashing and a log': { code: LOOPER_CODE },
+  'a call into another contract': { code: CALLER_CODE },
+  'revert with data': { code: '0x602a60005260206000fd' },
+  'invalid opcode': { code: '0x6001fe' },
+  'stack underflow': { code: '0x01' },
+  'out of gas in an endless loop': { code: '0x5b600056', gasLimit: 10_000n },
+  'jump to a non-destination': { code: '0x6003560000' },
+  'memory expansion far out': { code: '0x602a6210000052600160005260206000f3' },
+  'out of gas in a storage write': { code: LOOPER_CODE, gasLimit: 30_000n },
+};
+
+async function freshEvm(code: string): Promise<EVM> {
+  const evm = await createEVM({ common: new Common({ chain: Mainnet, hardfork: Hardfork.Prague }) });
+  await evm.stateManager.putAccount(SENDER, new Account(0n, 10n ** 18n));
+  for (const [address, bytes] of [
+    [LOOPER, LOOPER_CODE],
+    [CALLER, CALLER_CODE],
+  ] as const) {
+    await evm.stateManager.putAccount(address, new Account());
+    await evm.stateManager.putCode(address, hexToBytes(bytes));
+  }
+  const target = new Address(hexToBytes('0x00000000000000000000000000000000000000d1'));
+  await evm.stateManager.putAccount(target, new Account());
+  await evm.stateManager.putCode(target, hexToBytes(code as `0x${string}`));
+  return evm;
+}
+
+/** Calls of the library's per-opcode `runStep`, counted by a wrapper around it. */
+let runStepCalls = 0;
+
+async function outcome(code: string, gasLimit: bigint, traced: boolean) {
+  const evm = await freshEvm(code);
+  let steps = 0;
+  if (traced) evm.events.on('step', () => void steps++);
+  runStepCalls = 0;
+  const to = new Address(hexToBytes('0x00000000000000000000000000000000000000d1'));
+  const { execResult } = await evm.runCall({ caller: SENDER, origin: SENDER, to, gasLimit });
+  const storage: string[] = [];
+  for (const address of [to, LOOPER]) {
+    for (let i = 0; i < 10; i++) storage.push(bytesToHex(await evm.stateManager.getStorage(address, setLengthLeft(Uint8Array.of(i), 32))));
+  }
+  return {
+    outcome: {
+      gasUsed: execResult.executionGasUsed,
+      gasRefund: execResult.gasRefund,
+      returnValue: bytesToHex(execResult.returnValue),
+      error: execResult.exceptionError?.error,
+      logs: (execResult.logs ?? []).map(([address, topics, data]) => [bytesToHex(address), topics.map(bytesToHex), bytesToHex(data)]),
+      storage,
+    },
+    steps,
+    runStepCalls,
+  };
+}
+
+test.before(async () => {
+  await tuneInterpreter();
+  const url = new URL('./interpreter.js', import.meta.resolve('@ethereumjs/evm'));
+  const { Interpreter } = (await import(url.href)) as { Interpreter: { prototype: { runStep: (...args: unknown[]) => Promise<void> } } };
+  const runStep = Interpreter.prototype.runStep;
+  Interpreter.prototype.runStep = function (...args: unknown[]) {
+    runStepCalls++;
+    return runStep.apply(this, args);
+  };
+});
+
+for (const [name, { code, gasLimit = 1_000_000n }] of Object.entries(PROGRAMS)) {
+  test.serial(`${name}: the tuned loop ends as the library's`, async (t) => {
+    const tuned = await outcome(code, gasLimit, false);
+    const library = await outcome(code, gasLimit, true);
+    t.true(library.steps > 0, 'the traced run went through the library loop');
+    t.deepEqual(tuned.outcome, library.outcome);
+  });
+}
+
+test.serial('the tuned loop runs synchronous opcodes inline: only state reads and writes go through runStep', async (t) => {
+  const tuned = await outcome(LOOPER_CODE, 1_000_000n, false);
+  const library = await outcome(LOOPER_CODE, 1_000_000n, true);
+  t.is(library.runStepCalls, library.steps);
+  // 10 SSTOREs and one SLOAD.
+  t.is(tuned.runStepCalls, 11);
+});
+
+test.serial('the programs do what they are meant to (the comparison compares something)', async (t) => {
+  const loop = (await outcome(LOOPER_CODE, 1_000_000n, false)).outcome;
+  t.is(loop.error, undefined);
+  t.is(loop.logs.length, 1);
+  t.true(loop.storage.slice(0, 10).every((value) => value !== '0x'));
+  // Known values: slot i holds keccak(i as a word), the output is [9, keccak(5)], the log has topics 0xbb, 0xaa.
+  const hashOf = (i: number) => keccak256(setLengthLeft(Uint8Array.of(i), 32));
+  t.deepEqual(loop.storage.slice(0, 10), Array.from({ length: 10 }, (_, i) => hashOf(i)));
+  t.is(loop.returnValue as string, bytesToHex(setLengthLeft(Uint8Array.of(9), 32)) + hashOf(5).slice(2));
+  t.deepEqual(loop.logs[0]![1], [bytesToHex(setLengthLeft(Uint8Array.of(0xbb), 32)), bytesToHex(setLengthLeft(Uint8Array.of(0xaa), 32))]);
+  t.is(loop.logs[0]![2], loop.returnValue);
+  const call = (await outcome(CALLER_CODE, 1_000_000n, false)).outcome;
+  t.is(call.returnValue, loop.returnValue);
+  t.deepEqual(call.storage.slice(10), loop.storage.slice(0, 10));
+  t.is((await outcome(PROGRAMS['revert with data']!.code, 100_000n, false)).outcome.error, 'revert');
+  t.is((await outcome(PROGRAMS['out of gas in an endless loop']!.code, 10_000n, false)).outcome.error, 'out of gas');
+  t.regex((await outcome(PROGRAMS['jump to a non-destination']!.code, 10_000n, false)).outcome.error ?? '', /^invalid JUMP/);
+  t.is((await outcome(PROGRAMS['stack underflow']!.code, 10_000n, false)).outcome.error, 'stack underflow');
+});
+
+test('word32 makes the 32-byte word the library makes of a stack value', (t) => {
+  const values = [0n, 1n, 0xffn, 0x100n, 2n ** 63n, 2n ** 64n - 1n, 2n ** 64n, 2n ** 128n + 5n, 2n ** 192n, 2n ** 255n, 2n ** 256n - 1n];
+  for (let i = 0n; i < 200n; i++) values.push((i * 0x9e3779b97f4a7c15f39cc0605cedc834n) ** (i % 3n + 1n) % 2n ** 256n);
+  for (const value of values) t.is(bytesToHex(word32(value)), bytesToHex(setLengthLeft(bigIntToBytes(value), 32)), `value ${value}`);
+  t.throws(() => word32(2n ** 256n));
+});
+
+test('gteHardfork answers as the library does as the hardfork changes, and copies answer for their own hardfork', (t) => {
+  const common = new Common({ chain: Mainnet, hardfork: Hardfork.Cancun });
+  const library = new Common({ chain: Mainnet, hardfork: Hardfork.Cancun });
+  fastEipLookup(common);
+  const forks = [Hardfork.Homestead, Hardfork.SpuriousDragon, Hardfork.London, Hardfork.Shanghai, Hardfork.Cancun, Hardfork.Prague, Hardfork.Osaka];
+  const answers = (c: Common) => forks.map((hf) => c.gteHardfork(hf));
+  t.deepEqual(answers(common), answers(library));
+  t.deepEqual(answers(common), [true, true, true, true, true, false, false]);
+  common.setHardfork(Hardfork.Prague);
+  library.setHardfork(Hardfork.Prague);
+  t.deepEqual(answers(common), answers(library));
+  const copy = common.copy();
+  copy.setHardfork(Hardfork.London);
+  t.deepEqual(answers(copy), [true, true, true, false, false, false, false]);
+  t.deepEqual(answers(common), answers(library));
+});
