@@ -17,7 +17,7 @@ import { parseFlags } from './lib/args.js';
 import { onCleanup, runBenchmark } from './lib/cleanup.js';
 import { fixed, log, megabytes, printTable, rate } from './lib/format.js';
 import { jsonPostRequest, rpcBody, RpcClient, runClosedLoop, type ClosedLoopResult, type LoadJob } from './lib/http-client.js';
-import { CpuMeter, MachineMeter, RssSampler } from './lib/proc.js';
+import { MachineMeter, readCpuMs, RssSampler } from './lib/proc.js';
 import { accountFromKey, randomAccount, signingCommon, signTx, type Account, type SignedTx } from './lib/signing.js';
 import { LatencyRecorder, MessageTally, percentile, summarizeLatencies } from './lib/stats.js';
 import { blockFill, includedRate, sendAllOrThrow, sleep, tallyError, waitForNonces, watchInclusion } from './lib/tx-load.js';
@@ -105,7 +105,7 @@ async function main(): Promise<void> {
   const fromBlock = Number(await observer.call<string>('eth_blockNumber')) + 1;
   const roundChangesBefore = nodes.map((node) => countRoundChanges(node.output()));
   rss.forEach((sampler) => sampler.resetPeak());
-  const cpu = nodes.map((node) => new CpuMeter(node.process.pid!));
+  const cpuBefore = nodes.map((node) => readCpuMs(node.process.pid!) ?? Number.NaN);
   const machine = new MachineMeter();
   const latencies = new LatencyRecorder();
   const rejected = new MessageTally();
@@ -159,7 +159,9 @@ async function main(): Promise<void> {
   if (transportErrors > 0) log(`transport errors ${transportErrors}: ${submissions.flatMap((s) => s.transportErrorMessages).join('; ')}`);
 
   const inclusion = await watching;
-  const cpuPercent = cpu.map((meter) => meter.percentOfOneCore());
+  const workloadMs = performance.now() - submissionStarted;
+  const cpuMs = nodes.map((node, i) => (readCpuMs(node.process.pid!) ?? Number.NaN) - cpuBefore[i]!);
+  const totalCpuMs = cpuMs.reduce((a, b) => a + b, 0);
   const busyCores = machine.busyCores();
   const peaks = rss.map((sampler) => sampler.peak());
   const roundChanges = nodes.map((node, i) => countRoundChanges(node.output()) - roundChangesBefore[i]!);
@@ -197,13 +199,15 @@ async function main(): Promise<void> {
       ['blocks / transactions per block (mean)', `${ours.length} / ${fixed(ours.length > 0 ? inclusion.txsInSpan / span.slice(1).length : Number.NaN)}`],
       ['submission latency p50/p99', `${fixed(latency.p50, 2)} / ${fixed(latency.p99, 2)} ms`],
       ['rejected', String(rejected.total + transportErrors)],
+      // What the figures above cost, independent of how much of the machine others took meanwhile.
+      ['CPU of the four nodes per included tx', `${fixed(inclusion.included > 0 ? totalCpuMs / inclusion.included : Number.NaN, 2)} ms`],
       ['machine busy (all processes)', `${fixed(busyCores, 2)} cores`],
     ],
   );
   console.log('');
   printTable(
-    ['node', 'peak RSS', 'CPU % of a core', 'round changes'],
-    nodes.map((node, i) => [`${i + 1} ${node.address.slice(0, 10)}`, megabytes(peaks[i]), fixed(cpuPercent[i]!), String(roundChanges[i])]),
+    ['node', 'peak RSS', 'CPU s', 'CPU % of a core', 'round changes'],
+    nodes.map((node, i) => [`${i + 1} ${node.address.slice(0, 10)}`, megabytes(peaks[i]), fixed(cpuMs[i]! / 1000), fixed((cpuMs[i]! / workloadMs) * 100), String(roundChanges[i])]),
   );
   log(`total run time ${fixed((performance.now() - started) / 1000)} s; stopping the nodes`);
 }
