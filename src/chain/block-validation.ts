@@ -39,13 +39,22 @@ export interface ExecutedBlock {
   senderKeys: Uint8Array[];
 }
 
+/** Sender public keys already recovered elsewhere, by transaction hash; null where unknown. */
+export type KnownSenderKeys = (hashes: Uint8Array[]) => Promise<(Uint8Array | null)[]>;
+
 /**
  * Recovers each transaction's sender once and keeps it in the transaction, so that the signature
- * rule, execution and storing the block do not each recover it again. Throws InvalidBlockError at
- * the first signature that does not recover.
+ * rule, execution and storing the block do not each recover it again. `known[i]`, when given, is the
+ * sender of a transaction with the same hash (hence the same signature), recovered before. Throws
+ * InvalidBlockError at the first signature that does not recover.
  */
-export function recoverSenders(block: Block): Uint8Array[] {
+export function recoverSenders(block: Block, known?: readonly (Uint8Array | null)[]): Uint8Array[] {
   return block.transactions.map((tx, index) => {
+    const knownKey = known?.[index];
+    if (knownKey) {
+      setSenderKey(tx, knownKey);
+      return knownKey;
+    }
     let key: Uint8Array;
     try {
       key = tx.getSenderPublicKey();

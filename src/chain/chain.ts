@@ -23,7 +23,7 @@ import { KvStore } from '../shared/storage/kv-store.js';
 import { KzgVerifierPool } from '../shared/execution/kzg-verifier.js';
 import type { KvOp } from '../shared/storage/kv-store.js';
 import { ScratchState, adoptSenders, bodyDigest, canReuse, pinKnown, recoverSenders } from './block-validation.js';
-import type { BlockValidation, ExecutedBlock } from './block-validation.js';
+import type { BlockValidation, ExecutedBlock, KnownSenderKeys } from './block-validation.js';
 import { InvalidBlockError, OMMER_WINDOW, firstLine, validateBody, validateHeader } from './import-rules.js';
 import type { ChainImportRules, ImportRuleOptions } from './import-rules.js';
 import { BoundedStateCaches, StateDb, YieldingStateDb } from './state-db.js';
@@ -345,8 +345,11 @@ export class Chain {
    * and importBlock would — the header and body rules, then execution with its state root, receipts
    * root, bloom, gas used and rewards — on a scratch state: nothing is written, the head and the
    * building state stay as they are. A later importBlock of the same block reuses the execution.
+   * Senders `knownSenderKeys` gives (the pool's, recovered from transactions of the same hash) are not
+   * recovered again: most of a proposal is already in this node's pool, and recovery was the largest
+   * single cost of validating it.
    */
-  async validateBlock(rlp: Uint8Array, rules: ChainImportRules): Promise<BlockValidation> {
+  async validateBlock(rlp: Uint8Array, rules: ChainImportRules, knownSenderKeys?: KnownSenderKeys): Promise<BlockValidation> {
     this.scratch ??= ScratchState.open(this.kv, this.newVm);
     const scratch = await this.scratch;
     return scratch.run(async (vm, takeWrites) => {
@@ -364,7 +367,7 @@ export class Chain {
         // Only a chain with a terminal total difficulty looks at the parent's.
         if (rules.terminalTotalDifficulty !== undefined) options.parentTotalDifficulty = await this.store.getTotalDifficulty(parentHash);
         validateHeader(block.header, parent.header, options);
-        const senderKeys = recoverSenders(block);
+        const senderKeys = recoverSenders(block, knownSenderKeys && (await knownSenderKeys(block.transactions.map((tx) => tx.hash()))));
         await validateBody(block, options);
         const receipts = await this.execute(vm, block, parentHash, parent.header.stateRoot);
         this.executed = { hash: block.hash(), parentHash, bodyDigest: bodyDigest(block), receipts, stateOps: takeWrites(), senderKeys };

@@ -71,6 +71,9 @@ interface AccountRead {
 /** How many local senders the pool remembers for re-admission after a re-org. */
 const LOCAL_SENDERS_REMEMBERED = 10_000;
 
+/** How many included transaction hashes the pool remembers, to ignore peers' late copies undecoded: a few full blocks. */
+const RECENTLY_INCLUDED_REMEMBERED = 20_000;
+
 /** How many hashes a drop log line lists before it only counts. */
 const HASHES_PER_LOG_LINE = 10;
 
@@ -92,6 +95,8 @@ export class TxPoolActor {
   private rules: TxRules | undefined;
   /** Account reads valid for the current head; cleared when the head moves. */
   private accountCache = new Map<string, Promise<AccountRead>>();
+  /** Hashes of the transactions of the last blocks: peers still forward them after they left the pool. */
+  private readonly recentlyIncluded = new RecentKeys(RECENTLY_INCLUDED_REMEMBERED);
   /** Senders that submitted over JSON-RPC (Besu's local senders): their re-org'd transactions come back as local. */
   private readonly localSenders = new RecentKeys(LOCAL_SENDERS_REMEMBERED);
   /** Pending-transaction filters: hashes of transactions added to the pool since the last poll. */
@@ -115,11 +120,18 @@ export class TxPoolActor {
         return null;
       },
     };
-    this.chain = { nextNonce: ({ address }) => this.pool.nextNonce(address) ?? null };
+    this.chain = {
+      nextNonce: ({ address }) => this.pool.nextNonce(address) ?? null,
+      senderKeys: ({ hashes }) => hashes.map((hash) => this.pool.getByHash(hash)?.senderPublicKey ?? null),
+    };
     this.p2p = {
-      peerTransactions: async ({ raws }) => {
+      peerTransactions: async ({ raws, hashes }) => {
+        // One the pool holds or a recent block included is known before any decoding: with several
+        // peers the same transaction arrives from more than one, and recovering its sender again
+        // each time was most of the decode threads' work.
+        const fresh = raws.filter((_, i) => !this.pool.getByHash(hashes[i]!) && !this.recentlyIncluded.has(bytesToHex(hashes[i]!)));
         // A peer's transaction the pool refuses (known, underpriced, nonce too low) is simply not kept.
-        const outcomes = await Promise.allSettled(raws.map((raw) => this.admit(raw, false)));
+        const outcomes = await Promise.allSettled(fresh.map((raw) => this.admit(raw, false)));
         return { added: outcomes.filter((o) => o.status === 'fulfilled').length };
       },
       pooledTransactions: ({ hashes }) =>
@@ -173,6 +185,7 @@ export class TxPoolActor {
     const senderNonces = new Map(event.senderNonces);
     if (event.removedBlocks.length > 0) this.pool.onReorg(senderNonces);
     this.pool.onBlockImported(event.includedTxHashes, senderNonces);
+    for (const hash of event.includedTxHashes) this.recentlyIncluded.add(bytesToHex(hash));
     this.refreshAccounts();
     if (event.removedTransactions.length > 0) void this.readmit(event.removedTransactions);
   }
@@ -272,7 +285,7 @@ export class TxPoolActor {
     });
     if (local) this.localSenders.add(bytesToHex(tx.sender));
     for (const filter of this.pendingFilters.all()) filter.hashes.push(tx.hash);
-    if (this.deps.gossip) this.gossipToPeers({ hash: tx.hash, type: tx.type, raw: tx.raw });
+    if (this.deps.gossip) this.gossipToPeers({ hash: tx.hash, type: tx.type, raw: tx.raw, local });
     if (this.interests.size > 0) this.publishPending(tx);
     return tx.hash;
   }

@@ -184,3 +184,29 @@ test('blocks that lie about execution, have no known parent or carry a broken si
     await validator.close();
   }
 });
+
+test('senders the pool already knows are taken, not recovered: asked by transaction hash, trusted where given', async (t) => {
+  const builder = await openChain(newPath());
+  const validator = await openChain(newPath());
+  try {
+    const first = signedTransfer(DEV_ACCOUNTS[0].privateKey, 0n);
+    const second = signedTransfer(DEV_ACCOUNTS[1].privateKey, 0n);
+    const { proposal } = await proposeAndCommit(builder, [candidate(first), candidate(second)]);
+
+    const asked: string[][] = [];
+    // The pool holds the first transaction only: the second's sender is recovered from its signature.
+    const known = (keys: (Uint8Array | null)[]) => async (hashes: Uint8Array[]) => {
+      asked.push(hashes.map(bytesToHex));
+      return keys;
+    };
+    t.deepEqual(await validator.validateBlock(proposal, QBFT_RULES, known([first.getSenderPublicKey(), null])), { valid: true });
+    t.deepEqual(asked, [[first, second].map((tx) => bytesToHex(tx.hash()))]);
+
+    // A key from the lookup is used as it is: given another account's, the block executes differently.
+    const wrong = await validator.validateBlock(proposal, QBFT_RULES, known([second.getSenderPublicKey(), null]));
+    t.false(wrong.valid);
+  } finally {
+    await builder.close();
+    await validator.close();
+  }
+});

@@ -18,7 +18,7 @@ import { checkRemoteStatus, decodeStatus, encodeStatus, genesisForkSchedule } fr
 import { checkRemoteForkId, forkHashHex, forkIdAt, forkIdAtActivation, hardforkActivation } from '../../src/shared/ethereum/fork-id.js';
 import { activeFork, nodeInfo, nodeInfoConfig, peerInfo } from '../../src/p2p/node-info.js';
 import { P2pService } from '../../src/p2p/p2p-service.js';
-import type { ChainHeadFacts } from '../../src/p2p/p2p-service.js';
+import type { ChainHeadFacts, GossipPool } from '../../src/p2p/p2p-service.js';
 import { PeerTable } from '../../src/p2p/peer-table.js';
 import { ISTANBUL_CAPABILITY, IstanbulProtocol } from '../../src/p2p/istanbul-protocol.js';
 import type { Peer } from '@ethereumjs/devp2p';
@@ -311,11 +311,18 @@ interface Reports {
   peerCounts: number[];
 }
 
-async function service(genesis: Genesis, genesisHash: Uint8Array, key = randomPrivateKey(), received: unknown[] = [], reports: Reports = { logs: [], peerCounts: [] }) {
+async function service(
+  genesis: Genesis,
+  genesisHash: Uint8Array,
+  key = randomPrivateKey(),
+  received: unknown[] = [],
+  reports: Reports = { logs: [], peerCounts: [] },
+  txpool?: GossipPool,
+) {
   const head: ChainHeadFacts = { number: 0n, hash: genesisHash, timestamp: 0n, totalDifficulty: 1n };
   const s = new P2pService(
     { privateKey: key, clientId: 'basalt/test', advertisedHost: '127.0.0.1', listenHost: '127.0.0.1', listenPort: 0, maxPeers: 25,
-      networkId: genesis.networkId, genesis, genesisHash, head, backoff: { initialMs: 50, maxMs: 200 } },
+      networkId: genesis.networkId, genesis, genesisHash, head, backoff: { initialMs: 50, maxMs: 200 }, ...(txpool ? { txpool } : {}) },
     {
       onIstanbulMessage: (code, data, origin) => received.push({ code, data: hex(data), origin }),
       onPeerCount: (count) => reports.peerCounts.push(count),
@@ -374,6 +381,56 @@ test('two services connect, exchange Status and istanbul messages, and part on r
   await waitFor('A dialling the stranger twice', () => logsAbout(aReports, 'Dialling', stranger, removedAt).length >= 2);
   t.deepEqual(logsAbout(aReports, 'Dialling', b, removedAt), [], 'a removed peer is not redialled');
   t.is(a.peerCount, 0);
+});
+
+/**
+ * A pool for gossip tests: holds what it was given, admits what peers send (handing each new one to
+ * `onAdmitted`, as the txpool actor hands admitted transactions back to p2p) and records which hashes
+ * it was asked about, i.e. which ones reached it only as announcements.
+ */
+class RecordingPool implements GossipPool {
+  readonly held = new Map<string, Uint8Array>();
+  readonly askedAbout: string[] = [];
+  onAdmitted: (raw: Uint8Array, hash: Uint8Array) => void = () => undefined;
+
+  async add(raws: Uint8Array[], hashes: Uint8Array[]): Promise<unknown> {
+    raws.forEach((raw, i) => {
+      if (this.held.has(hex(hashes[i]!))) return;
+      this.held.set(hex(hashes[i]!), raw);
+      this.onAdmitted(raw, hashes[i]!);
+    });
+    return null;
+  }
+  async pooled(hashes: Uint8Array[]): Promise<Uint8Array[]> {
+    return hashes.flatMap((hash) => this.held.get(hex(hash)) ?? []);
+  }
+  async unknown(hashes: Uint8Array[]): Promise<Uint8Array[]> {
+    this.askedAbout.push(...hashes.map(hex));
+    return hashes.filter((hash) => !this.held.has(hex(hash)));
+  }
+}
+
+test('transactions submitted here go whole to peers; ones from a peer are announced onward and fetched by who lacks them', async (t) => {
+  const genesis = parseGenesis(FORKED_GENESIS);
+  const built = await buildGenesis(genesis);
+  const pools = [new RecordingPool(), new RecordingPool(), new RecordingPool()];
+  // A line: A — B — C. C hears of A's transaction only through B.
+  const [a, b, c] = await Promise.all(pools.map((pool) => service(genesis, built.hash, randomPrivateKey(), [], undefined, pool)));
+  t.teardown(() => Promise.all([a!.stop(), b!.stop(), c!.stop()]));
+  pools[1]!.onAdmitted = (raw, hash) => b!.gossipTransactions([{ hash, type: 2, raw, local: false }]);
+  a!.addPeer(parseEnode(b!.enode));
+  c!.addPeer(parseEnode(b!.enode));
+  await waitFor('the line connected', () => a!.peerCount === 1 && b!.peerCount === 2 && c!.peerCount === 1);
+
+  // Any bytes do: gossip neither decodes nor checks them, and their keccak is their hash.
+  const raw = Uint8Array.of(0x02, 0xc3, 0x01, 0x02, 0x03);
+  const hash = keccak_256(raw);
+  a!.gossipTransactions([{ hash, type: 2, raw, local: true }]);
+  await waitFor('the transaction at C', () => pools[2]!.held.has(hex(hash)));
+  t.deepEqual(pools[1]!.askedAbout, [], 'B got it whole from A, where it was submitted');
+  t.deepEqual(pools[2]!.askedAbout, [hex(hash)], 'C got an announcement from B, then fetched it');
+  t.deepEqual(pools[2]!.held.get(hex(hash)), raw);
+  t.false(pools[0]!.askedAbout.includes(hex(hash)), 'B does not tell A of what A sent it');
 });
 
 test('a node with another genesis is dropped after Status; a static peer is redialled after it restarts', async (t) => {
