@@ -97,6 +97,8 @@ export class TxPoolActor {
   private accountCache = new Map<string, Promise<AccountRead>>();
   /** Hashes of the transactions of the last blocks: peers still forward them after they left the pool. */
   private readonly recentlyIncluded = new RecentKeys(RECENTLY_INCLUDED_REMEMBERED);
+  /** Peers' transactions between arrival and the pool's verdict (decoding takes a while under load). */
+  private readonly admittingFromPeers = new Set<string>();
   /** Senders that submitted over JSON-RPC (Besu's local senders): their re-org'd transactions come back as local. */
   private readonly localSenders = new RecentKeys(LOCAL_SENDERS_REMEMBERED);
   /** Pending-transaction filters: hashes of transactions added to the pool since the last poll. */
@@ -126,12 +128,18 @@ export class TxPoolActor {
     };
     this.p2p = {
       peerTransactions: async ({ raws, hashes }) => {
-        // One the pool holds or a recent block included is known before any decoding: with several
-        // peers the same transaction arrives from more than one, and recovering its sender again
-        // each time was most of the decode threads' work.
-        const fresh = raws.filter((_, i) => !this.pool.getByHash(hashes[i]!) && !this.recentlyIncluded.has(bytesToHex(hashes[i]!)));
+        // One the pool holds, is admitting, or a recent block included is known before any decoding:
+        // with several peers the same transaction arrives from more than one, and recovering its
+        // sender again each time was most of the decode threads' work.
+        const fresh: Promise<unknown>[] = [];
+        raws.forEach((raw, i) => {
+          const key = bytesToHex(hashes[i]!);
+          if (this.isKnown(hashes[i]!, key)) return;
+          this.admittingFromPeers.add(key);
+          fresh.push(this.admit(raw, false).finally(() => this.admittingFromPeers.delete(key)));
+        });
         // A peer's transaction the pool refuses (known, underpriced, nonce too low) is simply not kept.
-        const outcomes = await Promise.allSettled(fresh.map((raw) => this.admit(raw, false)));
+        const outcomes = await Promise.allSettled(fresh);
         return { added: outcomes.filter((o) => o.status === 'fulfilled').length };
       },
       pooledTransactions: ({ hashes }) =>
@@ -139,8 +147,13 @@ export class TxPoolActor {
           const tx = this.pool.getByHash(hash);
           return tx ? [tx.raw] : [];
         }),
-      unknownTransactions: ({ hashes }) => hashes.filter((hash) => !this.pool.getByHash(hash)),
+      unknownTransactions: ({ hashes }) => hashes.filter((hash) => !this.isKnown(hash, bytesToHex(hash))),
     };
+  }
+
+  /** Held, being admitted from a peer, or included in a recent block: not worth fetching or decoding. */
+  private isKnown(hash: Uint8Array, key: string): boolean {
+    return this.pool.getByHash(hash) !== undefined || this.admittingFromPeers.has(key) || this.recentlyIncluded.has(key);
   }
 
   /** Transactions in the pool (`besu_transaction_pool_transactions`). */

@@ -23,13 +23,15 @@ const head = (number: bigint): HeadInfo => ({
   totalDifficulty: number + 1n,
 });
 
-function poolCountingDecodes(): { pool: TxPoolActor; decoded: Uint8Array[] } {
+/** A pool actor that records what it decodes; each decode waits for `gate` (open by default). */
+function poolCountingDecodes(gate: Promise<void> = Promise.resolve()): { pool: TxPoolActor; decoded: Uint8Array[] } {
   const decoded: Uint8Array[] = [];
   const pool = new TxPoolActor({
     genesis: parseGenesisJson(JSON.stringify(devNetwork.genesisJson)),
     pool: {},
     decode: async (raw, rules) => {
       decoded.push(raw);
+      await gate;
       return { ok: decodeRawTransaction(raw, rules) };
     },
     accounts: async (addresses) => ({ head: head(0n), accounts: addresses.map(() => ({ nonce: 0n, balance: 10n ** 20n, hasCode: false })) }),
@@ -67,4 +69,16 @@ test('a peer transaction a recent block included is not decoded; others still ar
   t.deepEqual(decoded, [], 'the late copy of an included transaction');
   t.deepEqual(await pool.p2p.peerTransactions({ raws: [next.serialize()], hashes: [next.hash()] }), { added: 1 });
   t.deepEqual(decoded, [next.serialize()]);
+});
+
+test('a transaction being decoded is known: a second peer\'s copy is not decoded, nor fetched after an announcement', async (t) => {
+  let open: () => void = () => undefined;
+  const { pool, decoded } = poolCountingDecodes(new Promise((resolve) => (open = resolve)));
+  const tx = signedTx(DEV_ACCOUNTS[0].privateKey, 0n);
+  const first = pool.p2p.peerTransactions({ raws: [tx.serialize()], hashes: [tx.hash()] });
+  const second = pool.p2p.peerTransactions({ raws: [tx.serialize()], hashes: [tx.hash()] });
+  t.deepEqual(await pool.p2p.unknownTransactions({ hashes: [tx.hash()] }), [], 'announced by a third peer meanwhile');
+  open();
+  t.deepEqual(await Promise.all([first, second]), [{ added: 1 }, { added: 0 }]);
+  t.is(decoded.length, 1);
 });
