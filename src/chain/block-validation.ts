@@ -37,6 +37,9 @@ export interface ExecutedBlock {
   stateOps: KvOp[];
   /** Sender public key of each transaction, so that storing the block recovers none again. */
   senderKeys: Uint8Array[];
+  /** The block as validated (decoded, senders set) and its encoding: what consensus then commits, sealed. */
+  block: Block;
+  rlp: Uint8Array;
 }
 
 /** Sender public keys already recovered elsewhere, by transaction hash; null where unknown. */
@@ -88,6 +91,28 @@ export function pinKnown(tx: Block['transactions'][number], known: { hash: Uint8
   const sender = new Address(keccak_256(known.senderPublicKey).subarray(12));
   Object.defineProperty(tx, 'getSenderAddress', { value: () => sender });
   Object.freeze(tx);
+}
+
+/**
+ * Whether two encoded blocks carry the same bytes after their header (transactions, ommers,
+ * withdrawals...), read without decoding any transaction. False for anything not a list.
+ */
+export function sameBody(a: Uint8Array, b: Uint8Array): boolean {
+  const bodyA = bodyBytes(a);
+  const bodyB = bodyBytes(b);
+  return bodyA !== undefined && bodyB !== undefined && equalsBytes(bodyA, bodyB);
+}
+
+function bodyBytes(rlp: Uint8Array): Uint8Array | undefined {
+  const prefix = rlp[0];
+  if (prefix === undefined || prefix < 0xc0) return undefined;
+  const payload = rlp.subarray(prefix <= 0xf7 ? 1 : 1 + (prefix - 0xf7));
+  try {
+    // Decodes the header item only; what follows it is the body.
+    return RLP.decode(payload, true).remainder;
+  } catch {
+    return undefined;
+  }
 }
 
 /** keccak of the RLP of everything after the header (transactions, ommers, withdrawals...). */

@@ -22,7 +22,7 @@ import { ChainStore } from './chain-store.js';
 import { KvStore } from '../shared/storage/kv-store.js';
 import { KzgVerifierPool } from '../shared/execution/kzg-verifier.js';
 import type { KvOp } from '../shared/storage/kv-store.js';
-import { ScratchState, adoptSenders, bodyDigest, canReuse, pinKnown, recoverSenders } from './block-validation.js';
+import { ScratchState, adoptSenders, bodyDigest, canReuse, pinKnown, recoverSenders, sameBody } from './block-validation.js';
 import type { BlockValidation, ExecutedBlock, KnownSenderKeys } from './block-validation.js';
 import { InvalidBlockError, OMMER_WINDOW, firstLine, validateBody, validateHeader } from './import-rules.js';
 import type { ChainImportRules, ImportRuleOptions } from './import-rules.js';
@@ -182,14 +182,34 @@ export class Chain {
    */
   importCommitted(rlp: Uint8Array): Promise<NewHeadEvent> {
     return this.exclusive(async () => {
+      // Our own block, or the proposal this node validated, comes back with its seals: its header is
+      // all that needs decoding.
+      const header = this.spec.decodeHeaderOfBlock(rlp);
       if (this.built) {
-        // Our own block comes back with its seals: its header is all that needs decoding.
-        const header = this.spec.decodeHeaderOfBlock(rlp);
         if (equalsBytes(this.built.hash, header.hash())) return this.importBuiltUnlocked(this.built, header.extraData);
         await this.dropBuilt();
       }
+      const validated = this.executed;
+      if (validated && equalsBytes(validated.hash, header.hash()) && equalsBytes(validated.parentHash, this.head.hash) && sameBody(validated.rlp, rlp)) {
+        return this.importValidatedUnlocked(validated, header.extraData, rlp);
+      }
       return this.importUnlocked(this.spec.decodeBlock(rlp));
     });
+  }
+
+  /**
+   * Stores the proposal validateBlock executed, sealed (`rlp`, with `sealedExtraData`), as the new head:
+   * its transactions as decoded then, its execution as made then. Decoding the committed block again
+   * (thousands of transactions) took longer than storing it.
+   */
+  private async importValidatedUnlocked(validated: ExecutedBlock, sealedExtraData: Uint8Array, rlp: Uint8Array): Promise<NewHeadEvent> {
+    this.executed = undefined;
+    const { block } = validated;
+    const sealed = this.spec.createBlock({ ...(block.header.toJSON() as HeaderData), extraData: sealedExtraData }, [...block.transactions], block.withdrawals);
+    this.stateDb.discardStaged();
+    const event = await this.storeAsHead(sealed, validated.receipts, validated.stateOps, rlp);
+    await this.resetBuildState();
+    return event;
   }
 
   /** Stores the held block, `built`, with the sealed extraData consensus gave it, as the new head. */
@@ -370,7 +390,7 @@ export class Chain {
         const senderKeys = recoverSenders(block, knownSenderKeys && (await knownSenderKeys(block.transactions.map((tx) => tx.hash()))));
         await validateBody(block, options);
         const receipts = await this.execute(vm, block, parentHash, parent.header.stateRoot);
-        this.executed = { hash: block.hash(), parentHash, bodyDigest: bodyDigest(block), receipts, stateOps: takeWrites(), senderKeys };
+        this.executed = { hash: block.hash(), parentHash, bodyDigest: bodyDigest(block), receipts, stateOps: takeWrites(), senderKeys, block, rlp };
         return { valid: true };
       } catch (err) {
         return { valid: false, reason: err instanceof InvalidBlockError ? err.reason : firstLine(err) };
