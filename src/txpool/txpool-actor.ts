@@ -71,8 +71,8 @@ interface AccountRead {
 /** How many local senders the pool remembers for re-admission after a re-org. */
 const LOCAL_SENDERS_REMEMBERED = 10_000;
 
-/** How many included transaction hashes the pool remembers, to ignore peers' late copies undecoded: a few full blocks. */
-const RECENTLY_INCLUDED_REMEMBERED = 20_000;
+/** How many included transaction hashes the pool remembers, to ignore peers' late copies undecoded: two blocks of a full prioritized layer (4000). */
+const RECENTLY_INCLUDED_REMEMBERED = 8192;
 
 /** How many hashes a drop log line lists before it only counts. */
 const HASHES_PER_LOG_LINE = 10;
