@@ -42,6 +42,7 @@ import {
   groupsWithin,
   leadingItemsWithin,
 } from './peer-limits.js';
+import { useWasmRlpxMac } from './rlpx-mac.js';
 import { MessageTooLarge, closeSlowHandshakes, helloMatchesHandshake, limitBaseProtocol, limitMessageSize, socketOf } from './rlpx-guard.js';
 import type { Socket } from 'node:net';
 import { nodeInfo, localEnode, peerInfo } from './node-info.js';
@@ -207,6 +208,7 @@ export class P2pService {
     private readonly config: P2pServiceConfig,
     private readonly events: P2pServiceListener = {},
   ) {
+    useWasmRlpxMac();
     this.id = nodeIdOf(config.privateKey);
     this.idHex = hex(this.id);
     this.schedule = genesisForkSchedule(config.genesis, config.genesisHash);

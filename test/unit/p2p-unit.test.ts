@@ -18,6 +18,9 @@ import { checkRemoteStatus, decodeStatus, encodeStatus, genesisForkSchedule } fr
 import { checkRemoteForkId, forkHashHex, forkIdAt, forkIdAtActivation, hardforkActivation } from '../../src/shared/ethereum/fork-id.js';
 import { activeFork, nodeInfo, nodeInfoConfig, peerInfo } from '../../src/p2p/node-info.js';
 import { P2pService } from '../../src/p2p/p2p-service.js';
+import { useWasmRlpxMac } from '../../src/p2p/rlpx-mac.js';
+import { MAC } from '@ethereumjs/devp2p';
+import { createCipheriv } from 'node:crypto';
 import type { ChainHeadFacts, GossipPool } from '../../src/p2p/p2p-service.js';
 import { PeerTable } from '../../src/p2p/peer-table.js';
 import { ISTANBUL_CAPABILITY, IstanbulProtocol } from '../../src/p2p/istanbul-protocol.js';
@@ -288,6 +291,53 @@ test('peer table: discovered peers are dialled only while --max-peers leaves roo
   t.deepEqual(table.due(0, idle, 5), [staticPeer, found2]);
   t.true(table.add(found2!, 0), 'admin_addPeer of a discovered peer makes it static');
   t.is(table.size, 2);
+});
+
+/** @ethereumjs/devp2p's MAC as the library writes it (pure-JS keccak): the reference for ours. */
+class ReferenceMac {
+  private readonly hash = keccak_256.create();
+  constructor(private readonly secret: Uint8Array) {}
+  update(data: Uint8Array): void {
+    this.hash.update(data);
+  }
+  updateHeader(data: Uint8Array): void {
+    const encrypted = createCipheriv('aes-256-ecb', this.secret, '').update(this.digest());
+    this.hash.update(Uint8Array.from(encrypted, (byte, i) => byte ^ data[i]!));
+  }
+  updateBody(data: Uint8Array): void {
+    this.hash.update(data);
+    const prev = this.digest();
+    const encrypted = createCipheriv('aes-256-ecb', this.secret, '').update(prev);
+    this.hash.update(Uint8Array.from(encrypted, (byte, i) => byte ^ prev[i]!));
+  }
+  digest(): Uint8Array {
+    return Uint8Array.from(this.hash.clone().digest().subarray(0, 16));
+  }
+}
+
+test('RLPx frame MACs on the WebAssembly keccak give the library\'s digests, step by step, for two MACs at once', (t) => {
+  useWasmRlpxMac();
+  const secret = new Uint8Array(randomBytes(32));
+  const ours = [new MAC(secret), new MAC(secret)];
+  const reference = [new ReferenceMac(secret), new ReferenceMac(secret)];
+  // Interleaved, as ingress and egress MACs of one connection are: each keeps its own running hash.
+  for (let step = 0; step < 200; step++) {
+    const which = step % 2;
+    const kind = step % 3;
+    // Sizes around keccak's 136-byte rate and far beyond it (a proposal's frames).
+    const data = new Uint8Array(randomBytes(kind === 1 ? 16 : [0, 1, 135, 136, 137, 1000, 70_000][step % 7]!));
+    if (kind === 0) {
+      ours[which]!.update(data);
+      reference[which]!.update(data);
+    } else if (kind === 1) {
+      ours[which]!.updateHeader(data);
+      reference[which]!.updateHeader(data);
+    } else {
+      ours[which]!.updateBody(data);
+      reference[which]!.updateBody(data);
+    }
+    t.deepEqual(hex(ours[which]!.digest()), hex(reference[which]!.digest()), `step ${step}`);
+  }
 });
 
 // ---------------------------------------------------------------------------------------------
