@@ -17,6 +17,7 @@ import { onCleanup, runBenchmark } from './lib/cleanup.js';
 import { startBenchNode } from './lib/dev-node.js';
 import { fixed, log, megabytes, printTable, rate } from './lib/format.js';
 import { jsonPostRequest, rpcBody, RpcClient, runClosedLoop, type LoadJob } from './lib/http-client.js';
+import { blockFill, includedRate, sendAllOrThrow, tallyError, waitForNonces, watchInclusion, type InclusionFigures } from './lib/tx-load.js';
 import { RssSampler } from './lib/proc.js';
 import { accountFromKey, randomAccount, signingCommon, signTx, type Account, type SignedTx, type UnsignedFields } from './lib/signing.js';
 import { LatencyRecorder, MessageTally, summarizeLatencies, type LatencySummary } from './lib/stats.js';
@@ -68,27 +69,6 @@ interface WorkloadFigures {
   latency: LatencySummary;
   inclusion: InclusionFigures;
   peakRssKb: number | undefined;
-}
-
-interface ObservedBlock {
-  number: number;
-  timestamp: number;
-  txCount: number;
-  ours: number;
-  /** ms since submission start when this bench first saw the block. */
-  seenAtMs: number;
-}
-
-interface InclusionFigures {
-  included: number;
-  notIncluded: number;
-  blocks: ObservedBlock[];
-  /** Transactions (all, ours or not) in the blocks from the first with one of ours to the last one. */
-  txsInSpan: number;
-  /** Timestamp of the last such block minus that of the block before the first, seconds. */
-  spanSeconds: number;
-  /** From submission start until the block with the last of ours was seen. */
-  allIncludedAfterMs: number | undefined;
 }
 
 runBenchmark(main, flags['max-seconds']);
@@ -163,7 +143,7 @@ async function main(): Promise<void> {
       r.name,
       `${r.accepted}/${r.count}`,
       fixed(rate(r.accepted, r.submitMs)),
-      fixed(r.inclusion.spanSeconds > 0 ? r.inclusion.txsInSpan / r.inclusion.spanSeconds : Number.NaN),
+      fixed(includedRate(r.inclusion)),
       r.inclusion.allIncludedAfterMs === undefined ? `${r.inclusion.notIncluded} missing` : `${fixed(r.inclusion.allIncludedAfterMs / 1000, 2)} s`,
       fixed(r.latency.p50, 2),
       fixed(r.latency.p90, 2),
@@ -237,39 +217,8 @@ async function fundAndDeploy(
 
 /** Submits `signed` (the funders' transactions up to `nonces`) and waits until all are mined. */
 async function submitAndAwait(rpc: RpcClient, port: number, funders: Account[], nonces: bigint[], signed: SignedTx[], what: string): Promise<void> {
-  const errors = new MessageTally();
-  let index = 0;
-  const result = await runClosedLoop({ host: HOST, port, connections: Math.min(16, flags.concurrency), maxRunMs: 60_000 }, () => {
-    const tx = signed[index++];
-    if (!tx) return undefined;
-    return { bytes: jsonPostRequest(HOST, port, rpcBody('eth_sendRawTransaction', [tx.raw])), onAnswer: (answer) => tallyError(answer.body, errors) };
-  });
-  if (errors.total > 0 || result.transportErrors > 0) {
-    throw new Error(`${what} failed: ${JSON.stringify(errors.entries())} ${result.transportErrorMessages.join('; ')}`);
-  }
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const mined = await Promise.all(funders.map(async (f) => BigInt(await rpc.call<string>('eth_getTransactionCount', [f.address, 'latest']))));
-    if (mined.every((n, f) => n >= nonces[f]!)) break;
-    if (Date.now() > deadline) throw new Error(`${what} transactions were not mined within 60 s`);
-    await sleep(250);
-  }
-}
-
-/** Records the JSON-RPC error message of an answer body, if any; returns whether it was a success. */
-function tallyError(body: Buffer, errors: MessageTally): boolean {
-  let parsed: { result?: unknown; error?: { message?: string } };
-  try {
-    parsed = JSON.parse(body.toString('utf8')) as typeof parsed;
-  } catch {
-    errors.add(`unparseable answer: ${body.toString('utf8').slice(0, 80)}`);
-    return false;
-  }
-  if (parsed.error !== undefined) {
-    errors.add(parsed.error.message ?? JSON.stringify(parsed.error));
-    return false;
-  }
-  return true;
+  await sendAllOrThrow(HOST, port, signed, Math.min(16, flags.concurrency), what);
+  await waitForNonces(rpc, funders, nonces, 60_000, `${what} transactions`);
 }
 
 async function runWorkload(
@@ -316,7 +265,15 @@ async function runWorkload(
   const submitted = new Promise<void>((resolve) => (markSubmitted = resolve));
   const watcherRpc = new RpcClient(HOST, port);
   const unregisterWatcher = onCleanup('inclusion watcher connection', () => watcherRpc.close());
-  const watching = watchInclusion(watcherRpc, fromBlock, pending, submitted, submissionStarted);
+  const watching = watchInclusion(watcherRpc, {
+    fromBlock,
+    pending,
+    submitted,
+    submissionStarted,
+    includeTimeoutSeconds: flags['include-timeout'],
+    maxSeconds: flags['max-seconds'],
+    pollMs: POLL_MS,
+  });
   // Awaited after submission; until then a failure must not surface as an unhandled rejection.
   watching.catch(() => undefined);
 
@@ -358,17 +315,13 @@ async function runWorkload(
   const ourBlocks = inclusion.blocks.filter((b) => b.ours > 0);
   log(
     `included: ${inclusion.included} in ${ourBlocks.length} blocks (${inclusion.txsInSpan} txs over ${inclusion.spanSeconds} s of block time → ` +
-      `${fixed(inclusion.spanSeconds > 0 ? inclusion.txsInSpan / inclusion.spanSeconds : Number.NaN)} tx/s); ` +
+      `${fixed(includedRate(inclusion))} tx/s); ` +
       (inclusion.allIncludedAfterMs === undefined
         ? `${inclusion.notIncluded} NOT included within ${flags['include-timeout']} s after submission`
         : `all included ${fixed(inclusion.allIncludedAfterMs / 1000, 2)} s after submission started`),
   );
   // A gap above the 1-second period means building or importing the previous block overran it.
-  const timestampOf = new Map(inclusion.blocks.map((b) => [b.number, b.timestamp]));
-  const fill = ourBlocks.map((b) => {
-    const previous = timestampOf.get(b.number - 1);
-    return previous === undefined ? `${b.txCount}` : `${b.txCount} (+${b.timestamp - previous}s)`;
-  });
+  const fill = blockFill(inclusion);
   log(`transactions per block (seconds since the previous block): ${fill.join(', ')}`);
   log(`node peak RSS during the workload: ${megabytes(peakRssKb)}`);
   return {
@@ -382,64 +335,4 @@ async function runWorkload(
     inclusion,
     peakRssKb,
   };
-}
-
-/**
- * Follows new blocks from `fromBlock`, removing our transactions from `pending` as they appear, until
- * submission has ended and nothing is pending, or `include-timeout` seconds after submission ended.
- */
-async function watchInclusion(
-  rpc: RpcClient,
-  fromBlock: number,
-  pending: Set<string>,
-  submitted: Promise<void>,
-  submissionStarted: number,
-): Promise<InclusionFigures> {
-  const total = pending.size;
-  const blocks: ObservedBlock[] = [];
-  let deadline = Number.POSITIVE_INFINITY;
-  let submissionEnded = false;
-  void submitted.then(() => {
-    submissionEnded = true;
-    deadline = performance.now() + flags['include-timeout'] * 1000;
-  });
-  const hardDeadline = performance.now() + flags['max-seconds'] * 1000;
-  let nextBlock = fromBlock;
-  let included = 0;
-  let allIncludedAfterMs: number | undefined;
-  while (performance.now() < hardDeadline) {
-    if (submissionEnded && pending.size === 0) break;
-    if (performance.now() > deadline) break;
-    const headNumber = Number(await rpc.call<string>('eth_blockNumber'));
-    for (; nextBlock <= headNumber; nextBlock++) {
-      const block = await rpc.call<{ timestamp: string; transactions: string[] }>('eth_getBlockByNumber', [toBeHex(nextBlock), false]);
-      let ours = 0;
-      for (const hash of block.transactions) if (pending.delete(hash.toLowerCase())) ours++;
-      included += ours;
-      const seenAtMs = performance.now() - submissionStarted;
-      blocks.push({ number: nextBlock, timestamp: Number(block.timestamp), txCount: block.transactions.length, ours, seenAtMs });
-      if (ours > 0 && pending.size === 0) allIncludedAfterMs = seenAtMs;
-    }
-    await sleep(POLL_MS);
-  }
-  // "All included after" only means something when every transaction was found.
-  if (pending.size > 0) allIncludedAfterMs = undefined;
-
-  const ourBlocks = blocks.filter((b) => b.ours > 0);
-  let txsInSpan = 0;
-  let spanSeconds = 0;
-  if (ourBlocks.length > 0) {
-    const first = ourBlocks[0]!.number;
-    const last = ourBlocks[ourBlocks.length - 1]!.number;
-    for (const b of blocks) if (b.number >= first && b.number <= last) txsInSpan += b.txCount;
-    const before =
-      blocks.find((b) => b.number === first - 1)?.timestamp ??
-      Number((await rpc.call<{ timestamp: string }>('eth_getBlockByNumber', [toBeHex(first - 1), false])).timestamp);
-    spanSeconds = ourBlocks[ourBlocks.length - 1]!.timestamp - before;
-  }
-  return { included, notIncluded: total - included, blocks, txsInSpan, spanSeconds, allIncludedAfterMs };
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

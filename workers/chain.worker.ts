@@ -38,6 +38,7 @@ exposeControl('chain', {
       rpc: { rpcGasCap: data.rpcGasCap, minGasPrice: data.minGasPrice, minPriorityFee: data.minPriorityFee },
       genesis: parseGenesisJson(data.genesisJson),
       pendingNonce: (address) => txpool.request('nextNonce', { address }),
+      knownSenderKeys: (hashes) => txpool.request('senderKeys', { hashes }),
       onNewHead(event) {
         headView.publish(event.head.number, event.head.hash);
         txpool.emit('newHead', event);

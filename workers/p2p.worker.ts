@@ -59,7 +59,7 @@ exposeControl('p2p', {
         ...(genesis.qbft ? { gossipedHistoryLimit: genesis.qbft.gossipedHistoryLimit } : {}),
         ...(data.discoveryEnabled ? { discovery: { seeds: bootnodes } } : {}),
         txpool: {
-          add: (raws) => txpool.request('peerTransactions', { raws }),
+          add: (raws, hashes) => txpool.request('peerTransactions', { raws, hashes }),
           pooled: (hashes) => txpool.request('pooledTransactions', { hashes }),
           unknown: (hashes) => txpool.request('unknownTransactions', { hashes }),
         },

@@ -36,6 +36,8 @@ export interface StartNetworkOptions {
   p2pPort?: number;
   /** More options for every node. */
   nodeArgs?: string[];
+  /** Options for Node.js itself, before the script (e.g. `--cpu-prof`). */
+  nodeFlags?: string[];
   /** How long a node has to start serving (default 60 s). */
   readyTimeoutMs?: number;
 }
@@ -85,10 +87,11 @@ function nodeFolders(networkDir: string): NodeFolder[] {
 function startNode(
   folder: NodeFolder,
   args: string[],
+  nodeFlags: string[],
   log: WriteStream,
   timeoutMs: number,
 ): { process: ChildProcess; output: () => string; p2pPort: Promise<number>; rpcPort: Promise<number> } {
-  const child = spawn(process.execPath, [BASALT, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeFlags, BASALT, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const portFrom = (line: RegExp): Promise<number> =>
     new Promise<number>((resolvePort, reject) => {
@@ -178,7 +181,7 @@ export async function startNetwork(options: StartNetworkOptions): Promise<Networ
       ];
       const log = createWriteStream(join(logsDir, `node-${i + 1}.log`), { flags: 'a' });
       logs.push(log);
-      const started = startNode(folder, args, log, options.readyTimeoutMs ?? 60_000);
+      const started = startNode(folder, args, options.nodeFlags ?? [], log, options.readyTimeoutMs ?? 60_000);
       const node: NetworkNode = { address: folder.address, dataPath: folder.dataPath, enode: '', rpcUrl: '', process: started.process, output: started.output };
       nodes.push(node);
       serving.push(started.rpcPort.then((port) => void (node.rpcUrl = `http://${HOST}:${port}`)));

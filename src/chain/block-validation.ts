@@ -37,15 +37,27 @@ export interface ExecutedBlock {
   stateOps: KvOp[];
   /** Sender public key of each transaction, so that storing the block recovers none again. */
   senderKeys: Uint8Array[];
+  /** The block as validated (decoded, senders set) and its encoding: what consensus then commits, sealed. */
+  block: Block;
+  rlp: Uint8Array;
 }
+
+/** Sender public keys already recovered elsewhere, by transaction hash; null where unknown. */
+export type KnownSenderKeys = (hashes: Uint8Array[]) => Promise<(Uint8Array | null)[]>;
 
 /**
  * Recovers each transaction's sender once and keeps it in the transaction, so that the signature
- * rule, execution and storing the block do not each recover it again. Throws InvalidBlockError at
- * the first signature that does not recover.
+ * rule, execution and storing the block do not each recover it again. `known[i]`, when given, is the
+ * sender of a transaction with the same hash (hence the same signature), recovered before. Throws
+ * InvalidBlockError at the first signature that does not recover.
  */
-export function recoverSenders(block: Block): Uint8Array[] {
+export function recoverSenders(block: Block, known?: readonly (Uint8Array | null)[]): Uint8Array[] {
   return block.transactions.map((tx, index) => {
+    const knownKey = known?.[index];
+    if (knownKey) {
+      setSenderKey(tx, knownKey);
+      return knownKey;
+    }
     let key: Uint8Array;
     try {
       key = tx.getSenderPublicKey();
@@ -79,6 +91,28 @@ export function pinKnown(tx: Block['transactions'][number], known: { hash: Uint8
   const sender = new Address(keccak_256(known.senderPublicKey).subarray(12));
   Object.defineProperty(tx, 'getSenderAddress', { value: () => sender });
   Object.freeze(tx);
+}
+
+/**
+ * Whether two encoded blocks carry the same bytes after their header (transactions, ommers,
+ * withdrawals...), read without decoding any transaction. False for anything not a list.
+ */
+export function sameBody(a: Uint8Array, b: Uint8Array): boolean {
+  const bodyA = bodyBytes(a);
+  const bodyB = bodyBytes(b);
+  return bodyA !== undefined && bodyB !== undefined && equalsBytes(bodyA, bodyB);
+}
+
+function bodyBytes(rlp: Uint8Array): Uint8Array | undefined {
+  const prefix = rlp[0];
+  if (prefix === undefined || prefix < 0xc0) return undefined;
+  const payload = rlp.subarray(prefix <= 0xf7 ? 1 : 1 + (prefix - 0xf7));
+  try {
+    // Decodes the header item only; what follows it is the body.
+    return RLP.decode(payload, true).remainder;
+  } catch {
+    return undefined;
+  }
 }
 
 /** keccak of the RLP of everything after the header (transactions, ommers, withdrawals...). */

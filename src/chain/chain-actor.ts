@@ -7,6 +7,7 @@ import { Address, bytesToHex } from '@ethereumjs/util';
 import type { ChannelHandlers } from '../shared/actors/channel.js';
 import type { ConsensusChain, LogIndexChain, P2pChain, ReaderChain, TransportChain, TxPoolChain } from '../shared/actors/channels.js';
 import type { CanonicalBlocksEvent, CanonicalLogsEvent, HeadInfo, NewHeadEvent } from '../shared/actors/messages.js';
+import type { KnownSenderKeys } from './block-validation.js';
 import type { Genesis } from '../shared/ethereum/genesis.js';
 import { serveMethodsAsJsonText } from '../shared/rpc/dispatch.js';
 import type { JsonTextServer } from '../shared/rpc/dispatch.js';
@@ -29,6 +30,8 @@ export interface ChainActorOptions {
   pendingNonce(address: Uint8Array): Promise<bigint | null>;
   /** Told of every new head, once, after it is stored. */
   onNewHead(event: NewHeadEvent): void;
+  /** Sender keys the pool already recovered, by transaction hash (null where unknown); see `Chain.validateBlock`. */
+  knownSenderKeys?: KnownSenderKeys;
   /** Sends new canonical blocks to transport number `transport` (the index of its channel) for its subscriptions. */
   publishToTransport?(transport: number, event: CanonicalBlocksEvent): void;
   /** Sends each new head's added blocks with their logs to the log index. */
@@ -126,7 +129,7 @@ export class ChainActor {
         return { number: event.head.number, hash: event.head.hash };
       },
       // Only QBFT consensus asks: its blocks follow the QBFT rules (consensus checked the header already).
-      validateProposal: ({ rlp }) => chain.validateBlock(rlp, { consensus: 'qbft' }),
+      validateProposal: ({ rlp }) => chain.validateBlock(rlp, { consensus: 'qbft' }, options.knownSenderKeys),
       headers: ({ from, to }) => headerSummaries(chain, from, to),
       headerByHash: ({ hash }) => headerSummaryByHash(chain, hash),
       call: ({ blockNumber, to, data }) => callOnState(chain, blockNumber, to, data),

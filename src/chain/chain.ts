@@ -22,8 +22,8 @@ import { ChainStore } from './chain-store.js';
 import { KvStore } from '../shared/storage/kv-store.js';
 import { KzgVerifierPool } from '../shared/execution/kzg-verifier.js';
 import type { KvOp } from '../shared/storage/kv-store.js';
-import { ScratchState, adoptSenders, bodyDigest, canReuse, pinKnown, recoverSenders } from './block-validation.js';
-import type { BlockValidation, ExecutedBlock } from './block-validation.js';
+import { ScratchState, adoptSenders, bodyDigest, canReuse, pinKnown, recoverSenders, sameBody } from './block-validation.js';
+import type { BlockValidation, ExecutedBlock, KnownSenderKeys } from './block-validation.js';
 import { InvalidBlockError, OMMER_WINDOW, firstLine, validateBody, validateHeader } from './import-rules.js';
 import type { ChainImportRules, ImportRuleOptions } from './import-rules.js';
 import { BoundedStateCaches, StateDb, YieldingStateDb } from './state-db.js';
@@ -182,14 +182,34 @@ export class Chain {
    */
   importCommitted(rlp: Uint8Array): Promise<NewHeadEvent> {
     return this.exclusive(async () => {
+      // Our own block, or the proposal this node validated, comes back with its seals: its header is
+      // all that needs decoding.
+      const header = this.spec.decodeHeaderOfBlock(rlp);
       if (this.built) {
-        // Our own block comes back with its seals: its header is all that needs decoding.
-        const header = this.spec.decodeHeaderOfBlock(rlp);
         if (equalsBytes(this.built.hash, header.hash())) return this.importBuiltUnlocked(this.built, header.extraData);
         await this.dropBuilt();
       }
+      const validated = this.executed;
+      if (validated && equalsBytes(validated.hash, header.hash()) && equalsBytes(validated.parentHash, this.head.hash) && sameBody(validated.rlp, rlp)) {
+        return this.importValidatedUnlocked(validated, header.extraData, rlp);
+      }
       return this.importUnlocked(this.spec.decodeBlock(rlp));
     });
+  }
+
+  /**
+   * Stores the proposal validateBlock executed, sealed (`rlp`, with `sealedExtraData`), as the new head:
+   * its transactions as decoded then, its execution as made then. Decoding the committed block again
+   * (thousands of transactions) took longer than storing it.
+   */
+  private async importValidatedUnlocked(validated: ExecutedBlock, sealedExtraData: Uint8Array, rlp: Uint8Array): Promise<NewHeadEvent> {
+    this.executed = undefined;
+    const { block } = validated;
+    const sealed = this.spec.createBlock({ ...(block.header.toJSON() as HeaderData), extraData: sealedExtraData }, [...block.transactions], block.withdrawals);
+    this.stateDb.discardStaged();
+    const event = await this.storeAsHead(sealed, validated.receipts, validated.stateOps, rlp);
+    await this.resetBuildState();
+    return event;
   }
 
   /** Stores the held block, `built`, with the sealed extraData consensus gave it, as the new head. */
@@ -345,8 +365,11 @@ export class Chain {
    * and importBlock would — the header and body rules, then execution with its state root, receipts
    * root, bloom, gas used and rewards — on a scratch state: nothing is written, the head and the
    * building state stay as they are. A later importBlock of the same block reuses the execution.
+   * Senders `knownSenderKeys` gives (the pool's, recovered from transactions of the same hash) are not
+   * recovered again: most of a proposal is already in this node's pool, and recovery was the largest
+   * single cost of validating it.
    */
-  async validateBlock(rlp: Uint8Array, rules: ChainImportRules): Promise<BlockValidation> {
+  async validateBlock(rlp: Uint8Array, rules: ChainImportRules, knownSenderKeys?: KnownSenderKeys): Promise<BlockValidation> {
     this.scratch ??= ScratchState.open(this.kv, this.newVm);
     const scratch = await this.scratch;
     return scratch.run(async (vm, takeWrites) => {
@@ -364,10 +387,10 @@ export class Chain {
         // Only a chain with a terminal total difficulty looks at the parent's.
         if (rules.terminalTotalDifficulty !== undefined) options.parentTotalDifficulty = await this.store.getTotalDifficulty(parentHash);
         validateHeader(block.header, parent.header, options);
-        const senderKeys = recoverSenders(block);
+        const senderKeys = recoverSenders(block, knownSenderKeys && (await knownSenderKeys(block.transactions.map((tx) => tx.hash()))));
         await validateBody(block, options);
         const receipts = await this.execute(vm, block, parentHash, parent.header.stateRoot);
-        this.executed = { hash: block.hash(), parentHash, bodyDigest: bodyDigest(block), receipts, stateOps: takeWrites(), senderKeys };
+        this.executed = { hash: block.hash(), parentHash, bodyDigest: bodyDigest(block), receipts, stateOps: takeWrites(), senderKeys, block, rlp };
         return { valid: true };
       } catch (err) {
         return { valid: false, reason: err instanceof InvalidBlockError ? err.reason : firstLine(err) };

@@ -143,10 +143,12 @@ export class NodeConsensus {
 
   private ports(): QbftPorts {
     return {
-      buildBlock: (request) => this.build(request),
+      buildBlock: (request) =>
+        this.timed(this.build(request), (block) => `built block ${request.height} round ${request.round} (${block.transactionCount} tx)`),
       // The header rules were checked by the state machine; the chain checks the rest and executes.
-      validateBlock: (block) => this.chain.validateBlock(block.encode()),
-      importBlock: (block) => this.chain.importCommitted(block.encode()),
+      validateBlock: (block) =>
+        this.timed(this.chain.validateBlock(block.encode()), (outcome) => `validated block ${block.number} (${block.transactionCount} tx): ${outcome.valid ? 'valid' : outcome.reason}`),
+      importBlock: (block) => this.timed(this.chain.importCommitted(block.encode()), () => `stored committed block ${block.number} (${block.transactionCount} tx)`),
       broadcast: (message) => this.network.broadcast(message),
       gossip: (message, origin) => this.network.gossip(message, origin),
       heightContext: async (head) => {
@@ -157,6 +159,14 @@ export class NodeConsensus {
       onEvent: (event) => this.logEvent(event),
       onError: (what, err) => this.log(`QBFT: failed ${what}: ${err instanceof Error ? err.message : String(err)}`, 'warn'),
     };
+  }
+
+  /** A DEBUG line with how long the block work took: where a slow height spends its time. */
+  private async timed<T>(work: Promise<T>, describe: (result: T) => string): Promise<T> {
+    const started = performance.now();
+    const result = await work;
+    this.log(`QBFT ${describe(result)} in ${Math.round(performance.now() - started)} ms`, 'debug');
+    return result;
   }
 
   private async build(request: BuildBlockRequest): Promise<QbftBlock> {

@@ -11,7 +11,7 @@ import { DISCONNECT_REASON, DPT, ETH, RLPx } from '@ethereumjs/devp2p';
 import type { PeerInfo, Peer as RlpxPeer } from '@ethereumjs/devp2p';
 import type { Common } from '@ethereumjs/common';
 import { bigIntToBytes, bytesToBigInt } from '@ethereumjs/util';
-import { keccak_256 } from '@noble/hashes/sha3.js';
+import { keccak256 } from '../shared/ethereum/keccak.js';
 import { RLP } from '@ethereumjs/rlp';
 import type { NestedUint8Array } from '@ethereumjs/rlp';
 import { qbftOnChainHash } from '../shared/qbft/block-hash.js';
@@ -42,6 +42,7 @@ import {
   groupsWithin,
   leadingItemsWithin,
 } from './peer-limits.js';
+import { useWasmRlpxMac } from './rlpx-mac.js';
 import { MessageTooLarge, closeSlowHandshakes, helloMatchesHandshake, limitBaseProtocol, limitMessageSize, socketOf } from './rlpx-guard.js';
 import type { Socket } from 'node:net';
 import { nodeInfo, localEnode, peerInfo } from './node-info.js';
@@ -94,7 +95,8 @@ export interface DiscoveryConfig {
 
 /** What transaction gossip needs from the pool (network forms: see GossipTx). */
 export interface GossipPool {
-  add(raws: Uint8Array[]): Promise<unknown>;
+  /** `hashes[i]` is the keccak of `raws[i]`. */
+  add(raws: Uint8Array[], hashes: Uint8Array[]): Promise<unknown>;
   pooled(hashes: Uint8Array[]): Promise<Uint8Array[]>;
   unknown(hashes: Uint8Array[]): Promise<Uint8Array[]>;
 }
@@ -206,6 +208,7 @@ export class P2pService {
     private readonly config: P2pServiceConfig,
     private readonly events: P2pServiceListener = {},
   ) {
+    useWasmRlpxMac();
     this.id = nodeIdOf(config.privateKey);
     this.idHex = hex(this.id);
     this.schedule = genesisForkSchedule(config.genesis, config.genesisHash);
@@ -219,7 +222,7 @@ export class P2pService {
       ? new BlockSync(config.chain, {
           request: (peer, code, payload) => this.request(peer, code, payload),
           head: () => this.head,
-          blockHash: config.genesis.consensus === 'qbft' ? (header) => qbftOnChainHash(header) : (header) => keccak_256(RLP.encode(header)),
+          blockHash: config.genesis.consensus === 'qbft' ? (header) => qbftOnChainHash(header) : (header) => keccak256(RLP.encode(header)),
           setHead: (head) => this.setHead(head),
           log: (message, level = 'info') => this.events.log?.(message, level),
         })
@@ -377,7 +380,7 @@ export class P2pService {
 
   /** Sends a QBFT message to the matching connected peers; a message sent before is not sent again. */
   sendIstanbul(message: IstanbulOutbound): number {
-    if (!this.sent.add(hex(keccak_256(message.data)))) return 0;
+    if (!this.sent.add(hex(keccak256(message.data)))) return 0;
     const recipients = new Set(message.recipients.map(hex));
     const excluded = new Set(message.excludeAddresses.map(hex));
     let sentTo = 0;
@@ -524,7 +527,7 @@ export class P2pService {
     const connection: Connection = {
       peer,
       idHex,
-      address: hex(keccak_256(id).subarray(12)),
+      address: hex(keccak256(id).subarray(12)),
       inbound,
       eth,
       istanbul,
@@ -797,7 +800,13 @@ export class P2pService {
     else request.resolve(outcome);
   }
 
-  /** Transactions the pool just admitted: whole to peers (blob ones by hash), each peer at most once. */
+  /**
+   * Transactions the pool just admitted, each peer told at most once: those submitted here go whole
+   * to every peer; those a peer sent are only announced onward by hash (and blob ones always), as the
+   * peers that lack one fetch it. The author's node sends its transaction whole to all its peers, so in
+   * a mesh every peer already holds what would be forwarded: forwarding whole made each node receive
+   * (and hash and decrypt) every transaction once per peer instead of once.
+   */
   gossipTransactions(txs: GossipTx[]): void {
     for (const connection of this.connections.values()) {
       if (!connection.status) continue;
@@ -805,7 +814,7 @@ export class P2pService {
       const announced: GossipTx[] = [];
       for (const tx of txs) {
         if (!connection.knownTxs.add(hex(tx.hash))) continue;
-        if (tx.type === BLOB_TX_TYPE) announced.push(tx);
+        if (tx.type === BLOB_TX_TYPE || !tx.local) announced.push(tx);
         else whole.push(tx);
       }
       // In messages of at most MAX_ANSWER_BYTES, as Besu sends them.
@@ -824,8 +833,9 @@ export class P2pService {
     if (!this.config.txpool) return;
     const raws = items.map((item) => (item instanceof Uint8Array ? item : RLP.encode(item)));
     // The hash of the encoding is the transaction hash (for a blob transaction's network form it is not, which only costs a resend).
-    for (const raw of raws) connection.knownTxs.add(hex(keccak_256(raw)));
-    this.config.txpool.add(raws).catch((err: unknown) => this.events.log?.(`Could not pool peer transactions: ${String(err)}`, 'debug'));
+    const hashes = raws.map((raw) => keccak256(raw));
+    for (const hash of hashes) connection.knownTxs.add(hex(hash));
+    this.config.txpool.add(raws, hashes).catch((err: unknown) => this.events.log?.(`Could not pool peer transactions: ${String(err)}`, 'debug'));
   }
 
   /** Fetches announced transactions the pool does not hold, from the peer that announced them. */

@@ -71,6 +71,9 @@ interface AccountRead {
 /** How many local senders the pool remembers for re-admission after a re-org. */
 const LOCAL_SENDERS_REMEMBERED = 10_000;
 
+/** How many included transaction hashes the pool remembers, to ignore peers' late copies undecoded: two blocks of a full prioritized layer (4000). */
+const RECENTLY_INCLUDED_REMEMBERED = 8192;
+
 /** How many hashes a drop log line lists before it only counts. */
 const HASHES_PER_LOG_LINE = 10;
 
@@ -92,6 +95,10 @@ export class TxPoolActor {
   private rules: TxRules | undefined;
   /** Account reads valid for the current head; cleared when the head moves. */
   private accountCache = new Map<string, Promise<AccountRead>>();
+  /** Hashes of the transactions of the last blocks: peers still forward them after they left the pool. */
+  private readonly recentlyIncluded = new RecentKeys(RECENTLY_INCLUDED_REMEMBERED);
+  /** Peers' transactions between arrival and the pool's verdict (decoding takes a while under load). */
+  private readonly admittingFromPeers = new Set<string>();
   /** Senders that submitted over JSON-RPC (Besu's local senders): their re-org'd transactions come back as local. */
   private readonly localSenders = new RecentKeys(LOCAL_SENDERS_REMEMBERED);
   /** Pending-transaction filters: hashes of transactions added to the pool since the last poll. */
@@ -115,11 +122,24 @@ export class TxPoolActor {
         return null;
       },
     };
-    this.chain = { nextNonce: ({ address }) => this.pool.nextNonce(address) ?? null };
+    this.chain = {
+      nextNonce: ({ address }) => this.pool.nextNonce(address) ?? null,
+      senderKeys: ({ hashes }) => hashes.map((hash) => this.pool.getByHash(hash)?.senderPublicKey ?? null),
+    };
     this.p2p = {
-      peerTransactions: async ({ raws }) => {
+      peerTransactions: async ({ raws, hashes }) => {
+        // One the pool holds, is admitting, or a recent block included is known before any decoding:
+        // with several peers the same transaction arrives from more than one, and recovering its
+        // sender again each time was most of the decode threads' work.
+        const fresh: Promise<unknown>[] = [];
+        raws.forEach((raw, i) => {
+          const key = bytesToHex(hashes[i]!);
+          if (this.isKnown(hashes[i]!, key)) return;
+          this.admittingFromPeers.add(key);
+          fresh.push(this.admit(raw, false).finally(() => this.admittingFromPeers.delete(key)));
+        });
         // A peer's transaction the pool refuses (known, underpriced, nonce too low) is simply not kept.
-        const outcomes = await Promise.allSettled(raws.map((raw) => this.admit(raw, false)));
+        const outcomes = await Promise.allSettled(fresh);
         return { added: outcomes.filter((o) => o.status === 'fulfilled').length };
       },
       pooledTransactions: ({ hashes }) =>
@@ -127,8 +147,13 @@ export class TxPoolActor {
           const tx = this.pool.getByHash(hash);
           return tx ? [tx.raw] : [];
         }),
-      unknownTransactions: ({ hashes }) => hashes.filter((hash) => !this.pool.getByHash(hash)),
+      unknownTransactions: ({ hashes }) => hashes.filter((hash) => !this.isKnown(hash, bytesToHex(hash))),
     };
+  }
+
+  /** Held, being admitted from a peer, or included in a recent block: not worth fetching or decoding. */
+  private isKnown(hash: Uint8Array, key: string): boolean {
+    return this.pool.getByHash(hash) !== undefined || this.admittingFromPeers.has(key) || this.recentlyIncluded.has(key);
   }
 
   /** Transactions in the pool (`besu_transaction_pool_transactions`). */
@@ -173,6 +198,7 @@ export class TxPoolActor {
     const senderNonces = new Map(event.senderNonces);
     if (event.removedBlocks.length > 0) this.pool.onReorg(senderNonces);
     this.pool.onBlockImported(event.includedTxHashes, senderNonces);
+    for (const hash of event.includedTxHashes) this.recentlyIncluded.add(bytesToHex(hash));
     this.refreshAccounts();
     if (event.removedTransactions.length > 0) void this.readmit(event.removedTransactions);
   }
@@ -272,7 +298,7 @@ export class TxPoolActor {
     });
     if (local) this.localSenders.add(bytesToHex(tx.sender));
     for (const filter of this.pendingFilters.all()) filter.hashes.push(tx.hash);
-    if (this.deps.gossip) this.gossipToPeers({ hash: tx.hash, type: tx.type, raw: tx.raw });
+    if (this.deps.gossip) this.gossipToPeers({ hash: tx.hash, type: tx.type, raw: tx.raw, local });
     if (this.interests.size > 0) this.publishPending(tx);
     return tx.hash;
   }

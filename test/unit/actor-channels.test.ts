@@ -37,7 +37,7 @@ test('requests flow both ways on an edge that declares both, and errors come bac
   const { port1, port2 } = new MessageChannel();
   const pool = openChannel(TXPOOL_CHAIN, 'txpool', port1);
   const chain = openChannel(TXPOOL_CHAIN, 'chain', port2);
-  pool.serve({ nextNonce: ({ address }) => BigInt(address.length) });
+  pool.serve({ nextNonce: ({ address }) => BigInt(address.length), senderKeys: ({ hashes }) => hashes.map(() => null) });
   chain.serve({
     head: () => {
       throw new Error('no head yet');

@@ -268,7 +268,7 @@ test('the pool takes back what the removed blocks mined and the new branch did n
     pool.setHead(old.getHead());
     // Bob's next transaction waits in the pool on the old branch, where his nonce is 1.
     const Y2 = signedTx(bob, 1n);
-    t.deepEqual(await pool.p2p.peerTransactions({ raws: [Y2.serialize()] }), { added: 1 });
+    t.deepEqual(await pool.p2p.peerTransactions({ raws: [Y2.serialize()], hashes: [Y2.hash()] }), { added: 1 });
 
     for (const block of newBranch.slice(0, 2)) await old.importBlock(copy(old, block));
     const event = (await old.importBlock(copy(old, newBranch[2]!)))!;

@@ -168,7 +168,7 @@ test('mailbox depth: what was posted to an actor and not yet taken, answers incl
   countChannelMessages(chainCounters);
   const chain = openChannel(TXPOOL_CHAIN, 'chain', port2);
   countChannelMessages(poolCounters);
-  openChannel(TXPOOL_CHAIN, 'txpool', port1).serve({ nextNonce: () => 1n });
+  openChannel(TXPOOL_CHAIN, 'txpool', port1).serve({ nextNonce: () => 1n, senderKeys: ({ hashes }) => hashes.map(() => null) });
   const threads = [
     { actor: 'chain' as const, mailboxCounters: chainCounters },
     { actor: 'txpool' as const, mailboxCounters: poolCounters },

@@ -18,7 +18,10 @@ import { checkRemoteStatus, decodeStatus, encodeStatus, genesisForkSchedule } fr
 import { checkRemoteForkId, forkHashHex, forkIdAt, forkIdAtActivation, hardforkActivation } from '../../src/shared/ethereum/fork-id.js';
 import { activeFork, nodeInfo, nodeInfoConfig, peerInfo } from '../../src/p2p/node-info.js';
 import { P2pService } from '../../src/p2p/p2p-service.js';
-import type { ChainHeadFacts } from '../../src/p2p/p2p-service.js';
+import { useWasmRlpxMac } from '../../src/p2p/rlpx-mac.js';
+import { MAC } from '@ethereumjs/devp2p';
+import { createCipheriv } from 'node:crypto';
+import type { ChainHeadFacts, GossipPool } from '../../src/p2p/p2p-service.js';
 import { PeerTable } from '../../src/p2p/peer-table.js';
 import { ISTANBUL_CAPABILITY, IstanbulProtocol } from '../../src/p2p/istanbul-protocol.js';
 import type { Peer } from '@ethereumjs/devp2p';
@@ -290,6 +293,53 @@ test('peer table: discovered peers are dialled only while --max-peers leaves roo
   t.is(table.size, 2);
 });
 
+/** @ethereumjs/devp2p's MAC as the library writes it (pure-JS keccak): the reference for ours. */
+class ReferenceMac {
+  private readonly hash = keccak_256.create();
+  constructor(private readonly secret: Uint8Array) {}
+  update(data: Uint8Array): void {
+    this.hash.update(data);
+  }
+  updateHeader(data: Uint8Array): void {
+    const encrypted = createCipheriv('aes-256-ecb', this.secret, '').update(this.digest());
+    this.hash.update(Uint8Array.from(encrypted, (byte, i) => byte ^ data[i]!));
+  }
+  updateBody(data: Uint8Array): void {
+    this.hash.update(data);
+    const prev = this.digest();
+    const encrypted = createCipheriv('aes-256-ecb', this.secret, '').update(prev);
+    this.hash.update(Uint8Array.from(encrypted, (byte, i) => byte ^ prev[i]!));
+  }
+  digest(): Uint8Array {
+    return Uint8Array.from(this.hash.clone().digest().subarray(0, 16));
+  }
+}
+
+test('RLPx frame MACs on the WebAssembly keccak give the library\'s digests, step by step, for two MACs at once', (t) => {
+  useWasmRlpxMac();
+  const secret = new Uint8Array(randomBytes(32));
+  const ours = [new MAC(secret), new MAC(secret)];
+  const reference = [new ReferenceMac(secret), new ReferenceMac(secret)];
+  // Interleaved, as ingress and egress MACs of one connection are: each keeps its own running hash.
+  for (let step = 0; step < 200; step++) {
+    const which = step % 2;
+    const kind = step % 3;
+    // Sizes around keccak's 136-byte rate and far beyond it (a proposal's frames).
+    const data = new Uint8Array(randomBytes(kind === 1 ? 16 : [0, 1, 135, 136, 137, 1000, 70_000][step % 7]!));
+    if (kind === 0) {
+      ours[which]!.update(data);
+      reference[which]!.update(data);
+    } else if (kind === 1) {
+      ours[which]!.updateHeader(data);
+      reference[which]!.updateHeader(data);
+    } else {
+      ours[which]!.updateBody(data);
+      reference[which]!.updateBody(data);
+    }
+    t.deepEqual(hex(ours[which]!.digest()), hex(reference[which]!.digest()), `step ${step}`);
+  }
+});
+
 // ---------------------------------------------------------------------------------------------
 // Two services over loopback
 // ---------------------------------------------------------------------------------------------
@@ -311,11 +361,18 @@ interface Reports {
   peerCounts: number[];
 }
 
-async function service(genesis: Genesis, genesisHash: Uint8Array, key = randomPrivateKey(), received: unknown[] = [], reports: Reports = { logs: [], peerCounts: [] }) {
+async function service(
+  genesis: Genesis,
+  genesisHash: Uint8Array,
+  key = randomPrivateKey(),
+  received: unknown[] = [],
+  reports: Reports = { logs: [], peerCounts: [] },
+  txpool?: GossipPool,
+) {
   const head: ChainHeadFacts = { number: 0n, hash: genesisHash, timestamp: 0n, totalDifficulty: 1n };
   const s = new P2pService(
     { privateKey: key, clientId: 'basalt/test', advertisedHost: '127.0.0.1', listenHost: '127.0.0.1', listenPort: 0, maxPeers: 25,
-      networkId: genesis.networkId, genesis, genesisHash, head, backoff: { initialMs: 50, maxMs: 200 } },
+      networkId: genesis.networkId, genesis, genesisHash, head, backoff: { initialMs: 50, maxMs: 200 }, ...(txpool ? { txpool } : {}) },
     {
       onIstanbulMessage: (code, data, origin) => received.push({ code, data: hex(data), origin }),
       onPeerCount: (count) => reports.peerCounts.push(count),
@@ -374,6 +431,56 @@ test('two services connect, exchange Status and istanbul messages, and part on r
   await waitFor('A dialling the stranger twice', () => logsAbout(aReports, 'Dialling', stranger, removedAt).length >= 2);
   t.deepEqual(logsAbout(aReports, 'Dialling', b, removedAt), [], 'a removed peer is not redialled');
   t.is(a.peerCount, 0);
+});
+
+/**
+ * A pool for gossip tests: holds what it was given, admits what peers send (handing each new one to
+ * `onAdmitted`, as the txpool actor hands admitted transactions back to p2p) and records which hashes
+ * it was asked about, i.e. which ones reached it only as announcements.
+ */
+class RecordingPool implements GossipPool {
+  readonly held = new Map<string, Uint8Array>();
+  readonly askedAbout: string[] = [];
+  onAdmitted: (raw: Uint8Array, hash: Uint8Array) => void = () => undefined;
+
+  async add(raws: Uint8Array[], hashes: Uint8Array[]): Promise<unknown> {
+    raws.forEach((raw, i) => {
+      if (this.held.has(hex(hashes[i]!))) return;
+      this.held.set(hex(hashes[i]!), raw);
+      this.onAdmitted(raw, hashes[i]!);
+    });
+    return null;
+  }
+  async pooled(hashes: Uint8Array[]): Promise<Uint8Array[]> {
+    return hashes.flatMap((hash) => this.held.get(hex(hash)) ?? []);
+  }
+  async unknown(hashes: Uint8Array[]): Promise<Uint8Array[]> {
+    this.askedAbout.push(...hashes.map(hex));
+    return hashes.filter((hash) => !this.held.has(hex(hash)));
+  }
+}
+
+test('transactions submitted here go whole to peers; ones from a peer are announced onward and fetched by who lacks them', async (t) => {
+  const genesis = parseGenesis(FORKED_GENESIS);
+  const built = await buildGenesis(genesis);
+  const pools = [new RecordingPool(), new RecordingPool(), new RecordingPool()];
+  // A line: A — B — C. C hears of A's transaction only through B.
+  const [a, b, c] = await Promise.all(pools.map((pool) => service(genesis, built.hash, randomPrivateKey(), [], undefined, pool)));
+  t.teardown(() => Promise.all([a!.stop(), b!.stop(), c!.stop()]));
+  pools[1]!.onAdmitted = (raw, hash) => b!.gossipTransactions([{ hash, type: 2, raw, local: false }]);
+  a!.addPeer(parseEnode(b!.enode));
+  c!.addPeer(parseEnode(b!.enode));
+  await waitFor('the line connected', () => a!.peerCount === 1 && b!.peerCount === 2 && c!.peerCount === 1);
+
+  // Any bytes do: gossip neither decodes nor checks them, and their keccak is their hash.
+  const raw = Uint8Array.of(0x02, 0xc3, 0x01, 0x02, 0x03);
+  const hash = keccak_256(raw);
+  a!.gossipTransactions([{ hash, type: 2, raw, local: true }]);
+  await waitFor('the transaction at C', () => pools[2]!.held.has(hex(hash)));
+  t.deepEqual(pools[1]!.askedAbout, [], 'B got it whole from A, where it was submitted');
+  t.deepEqual(pools[2]!.askedAbout, [hex(hash)], 'C got an announcement from B, then fetched it');
+  t.deepEqual(pools[2]!.held.get(hex(hash)), raw);
+  t.false(pools[0]!.askedAbout.includes(hex(hash)), 'B does not tell A of what A sent it');
 });
 
 test('a node with another genesis is dropped after Status; a static peer is redialled after it restarts', async (t) => {

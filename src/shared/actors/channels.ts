@@ -195,13 +195,18 @@ export type TxPoolChain = {
     accounts: { from: 'txpool'; req: { addresses: Uint8Array[] }; res: { head: HeadInfo; accounts: AccountSnapshot[] } };
     /** The pool's next nonce for an address (eth_getTransactionCount at `pending`), null when it holds none. */
     nextNonce: { from: 'chain'; req: { address: Uint8Array }; res: bigint | null };
+    /**
+     * The sender public key of each transaction among `hashes` that the pool holds, null for the
+     * others: the pool recovered them at admission, so a proposal's need not be recovered again.
+     */
+    senderKeys: { from: 'chain'; req: { hashes: Uint8Array[] }; res: (Uint8Array | null)[] };
   };
   events: { newHead: { from: 'chain'; body: NewHeadEvent } };
 };
 export const TXPOOL_CHAIN = declareChannel<TxPoolChain>({
   name: 'txpool↔chain',
   ends: ['txpool', 'chain'],
-  requests: { head: 'txpool', accounts: 'txpool', nextNonce: 'chain' },
+  requests: { head: 'txpool', accounts: 'txpool', nextNonce: 'chain', senderKeys: 'chain' },
   events: { newHead: 'chain' },
 });
 
@@ -307,8 +312,11 @@ export const P2P_CHAIN = declareChannel<P2pChain>({
 export type P2pTxPool = {
   ends: ['p2p', 'txpool'];
   requests: {
-    /** Transactions from a peer (eth/68 Transactions / PooledTransactions), network form; bad ones are skipped. */
-    peerTransactions: { from: 'p2p'; req: { raws: Uint8Array[] }; res: { added: number } };
+    /**
+     * Transactions from a peer (eth/68 Transactions / PooledTransactions), network form, each with the
+     * keccak of its bytes (its hash, except for a blob transaction's network form); bad ones are skipped.
+     */
+    peerTransactions: { from: 'p2p'; req: { raws: Uint8Array[]; hashes: Uint8Array[] }; res: { added: number } };
     /** Network forms of the pooled transactions among `hashes` (eth/68 GetPooledTransactions). */
     pooledTransactions: { from: 'p2p'; req: { hashes: Uint8Array[] }; res: Uint8Array[] };
     /** Which of `hashes` the pool does not hold (what to fetch after NewPooledTransactionHashes). */

@@ -124,6 +124,8 @@ export interface GossipTx {
   type: number;
   /** Network form: the RLP list of a legacy transaction, `type ‖ payload` of a typed one. */
   raw: Uint8Array;
+  /** Submitted to this node (JSON-RPC), not received from a peer. */
+  local: boolean;
 }
 
 /** A QBFT message consensus sends through the p2p actor (qbft-and-p2p.md §4.7). */
