@@ -29,10 +29,9 @@ import { loadTransportEngine, type GraphqlServerHandle, type HttpServerHandle, t
 import { startIpcServer, type IpcServerHandle } from '../src/transport/ipc-server.js';
 import { createDispatch, createLocalMethods } from '../src/transport/local-methods.js';
 import { streamSessions } from '../src/transport/stream-sessions.js';
-import { createGraphqlService } from '../src/transport/graphql/execute.js';
 import { SubscriptionHub } from '../src/transport/subscription-hub.js';
 import { Logger, setLogLevel } from '../src/shared/util/log.js';
-import { createServiceAuthentication, type ServiceAuthentication } from '../src/transport/auth/service-authentication.js';
+import type { ServiceAuthentication } from '../src/transport/auth/service-authentication.js';
 
 const data = actorData('transport');
 setLogLevel(data.logLevel);
@@ -105,7 +104,12 @@ exposeControl('transport', {
       }
     };
 
+    // GraphQL (its schema and the graphql library) and authentication (jose, a login pool) load only on a
+    // thread that serves them: each costs a thread several MB of RSS (bench/node-memory.ts).
+    const authentication = data.http?.authentication ?? data.ws?.authentication;
+    const { createServiceAuthentication } = authentication === undefined ? {} : await import('../src/transport/auth/service-authentication.js');
     if (data.graphql !== undefined) {
+      const { createGraphqlService } = await import('../src/transport/graphql/execute.js');
       const service = createGraphqlService(
         { chain: actors.chain, txpool: actors.txpool, logindex: actors.logindex, chainId: data.chainId, headNumber: () => head.headNumber(), syncStatus },
         { maxComplexity: data.graphql.maxQueryComplexity, maxDepth: data.graphql.maxQueryDepth },
@@ -117,7 +121,7 @@ exposeControl('transport', {
     if (data.http !== undefined) {
       const apis = data.http.apis;
       const send = createDispatch(localMethods(apis), toActor);
-      if (data.http.authentication !== undefined) httpAuthentication = createServiceAuthentication(data.http.authentication, new Logger('JsonRpcHttp'));
+      if (data.http.authentication !== undefined) httpAuthentication = createServiceAuthentication!(data.http.authentication, new Logger('JsonRpcHttp'));
       http = await engine.startHttpServer({
         ...data.http.server,
         call: createMethodCaller({ enabledApis: apis, transport: 'http', send, ...timer }),
@@ -156,7 +160,7 @@ exposeControl('transport', {
         });
       };
       if (data.ws !== undefined) {
-        if (data.ws.authentication !== undefined) wsAuthentication = createServiceAuthentication(data.ws.authentication, new Logger('WebSocket'));
+        if (data.ws.authentication !== undefined) wsAuthentication = createServiceAuthentication!(data.ws.authentication, new Logger('WebSocket'));
         ws = await engine.startWsServer({
           ...data.ws.server,
           counters,
