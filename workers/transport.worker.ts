@@ -25,6 +25,7 @@ import { IPC_RULES, WS_RULES, type StreamRules } from '../src/transport/jsonrpc-
 import type { Json, Wire } from '../src/shared/rpc/types.js';
 import type { RpcCall } from '../src/shared/actors/messages.js';
 import { HeadReader } from '../src/shared/shared-memory/head-view.js';
+import { raiseReaderDemand } from '../src/shared/shared-memory/reader-demand.js';
 import { loadTransportEngine, type GraphqlServerHandle, type HttpServerHandle, type WsServerHandle } from '../src/transport/engine.js';
 import { startIpcServer, type IpcServerHandle } from '../src/transport/ipc-server.js';
 import { createDispatch, createLocalMethods } from '../src/transport/local-methods.js';
@@ -61,8 +62,17 @@ exposeControl('transport', {
     };
     const readers = data.ports.readers.map((port) => openChannel(TRANSPORT_READER, 'transport', port));
     let nextReader = 0;
+    let readersDemanded = data.readerDemand === undefined;
     /** A state reader thread, taken in turn; the chain answers their methods when there is none. */
-    const readerChannel = () => (readers.length === 0 ? actors.chain : readers[nextReader++ % readers.length]!);
+    const readerChannel = () => {
+      if (readers.length === 0) return actors.chain;
+      // The readers start at the first call that needs one; this call waits in its port until they serve.
+      if (!readersDemanded) {
+        readersDemanded = true;
+        raiseReaderDemand(data.readerDemand!);
+      }
+      return readers[nextReader++ % readers.length]!;
+    };
     const head = new HeadReader(data.headView);
     const p2pStatus = data.p2pStatusView === undefined ? undefined : new P2pStatusReader(data.p2pStatusView);
     const peerCount = () => p2pStatus?.peerCount() ?? 0;

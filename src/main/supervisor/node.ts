@@ -14,6 +14,7 @@ import { portsOf } from '../../shared/actors/worker-data.js';
 import type { ActorDataOf, ChainActorData, ConsensusActorData, LogIndexActorData, P2pActorData, ReaderActorData, TransportActorData, TxPoolActorData } from '../../shared/actors/worker-data.js';
 import { createHeadBuffer, HeadReader } from '../../shared/shared-memory/head-view.js';
 import { createMailboxCounters } from '../../shared/shared-memory/mailbox-counters.js';
+import { createReaderDemand, readerDemanded } from '../../shared/shared-memory/reader-demand.js';
 import { createP2pStatusBuffer, P2pStatusReader } from '../../shared/shared-memory/p2p-status-view.js';
 import { createTransportCounters } from '../../shared/shared-memory/transport-counters.js';
 import { errorMessage } from '../../shared/util/errors.js';
@@ -31,7 +32,7 @@ import { answersOnUnixSocket, ipcPathInUseMessage } from '../../shared/util/unix
 import { BASALT_VERSION, clientVersion } from './version.js';
 import { EventLoopLagMonitor } from '../../shared/metrics/event-loop-lag.js';
 import { startMetricsServer, type MetricsServer } from '../metrics/metrics-server.js';
-import { NodeMetrics } from '../metrics/node-metrics.js';
+import type { NodeMetrics } from '../metrics/node-metrics.js';
 import { gatherFigures, metricsThread, type MetricsThread } from '../metrics/scrape.js';
 
 const log = new Logger('Supervisor');
@@ -116,6 +117,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
   /** transportReader[transport][reader] */
   const transportReader = Array.from({ length: transportWorkers }, () => Array.from({ length: stateReaders }, () => new MessageChannel()));
   const headView = createHeadBuffer();
+  const readerDemand = createReaderDemand();
   const p2pStatusView = createP2pStatusBuffer();
   const transportCounters = createTransportCounters();
 
@@ -205,7 +207,8 @@ export async function runNode(options: NodeOptions): Promise<number> {
     // Metrics listen first, as Besu's do: a scrape during a long start-up sees the threads started so far,
     // and the transports know the port for net_services.
     if (mainEventLoop !== undefined) {
-      const metrics = new NodeMetrics(options.metricsCategory);
+      // prom-client loads only here: the main thread of a node without metrics does not carry it.
+      const metrics: NodeMetrics = new (await import('../metrics/node-metrics.js')).NodeMetrics(options.metricsCategory);
       const sources = {
         head: new HeadReader(headView),
         ...(options.p2pEnabled ? { p2pStatus: new P2pStatusReader(p2pStatusView) } : {}),
@@ -242,17 +245,28 @@ export async function runNode(options: NodeOptions): Promise<number> {
     const chain = spawn('chain', 'chain', chainData);
     const { head, genesisHash } = await chain.start();
     log.info(`Chain head #${head.number} ${toHex(head.hash)} (network ${network.name}, data path ${dataPath})`);
-    for (let r = 0; r < stateReaders; r++) {
-      const readerData: ReaderActorData = {
-        ...base,
-        actor: 'reader',
-        rpcGasCap: options.rpcGasCap,
-        headView,
-        ports: { chain: readerChain[r]!.port1, transports: transportReader.map((channels) => channels[r]!.port2) },
-      };
-      await spawn('reader', `reader-${r}`, readerData).start();
+    // The readers start at the first call that needs one (reader-demand.ts); their channels exist from
+    // now on, the transports' calls wait in them until then.
+    const startReaders = async (): Promise<void> => {
+      for (let r = 0; r < stateReaders && !stopping; r++) {
+        const readerData: ReaderActorData = {
+          ...base,
+          actor: 'reader',
+          rpcGasCap: options.rpcGasCap,
+          headView,
+          ports: { chain: readerChain[r]!.port1, transports: transportReader.map((channels) => channels[r]!.port2) },
+        };
+        await spawn('reader', `reader-${r}`, readerData).start();
+      }
+      if (!stopping) log.info(`State reader threads started: ${stateReaders}`);
+    };
+    if (stateReaders > 0) {
+      log.info(`State reader threads: ${stateReaders}, started at the first call that reads state`);
+      void readerDemanded(readerDemand).then(startReaders).catch((err: unknown) => {
+        log.error(`Failed to start the state reader threads: ${errorMessage(err)}`);
+        void shutdown(1);
+      });
     }
-    if (stateReaders > 0) log.info(`State reader threads: ${stateReaders}`);
 
     const logIndexData: LogIndexActorData = {
       ...base,
@@ -424,6 +438,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
         p2pEnabled: options.p2pEnabled,
         ...(p2pListening ? { p2p: p2pListening, p2pStatusView } : {}),
         headView,
+        ...(stateReaders > 0 ? { readerDemand } : {}),
         ports: {
           chain: transportChain[i]!.port1,
           txpool: transportTxpool[i]!.port1,
