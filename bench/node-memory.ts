@@ -89,15 +89,19 @@ async function measureNode(bin: string, args: string[]): Promise<{ idle: Measure
       return { rssMb, anonMb, fileMb: rssMb - anonMb, threads: latest?.threads ?? [] };
     };
     const idle = await measure();
-    log(`  idle RSS ${fixed(idle.rssMb)} MB (anonymous ${fixed(idle.anonMb)})`);
+    log(`  idle RSS ${fixed(idle.rssMb)} MB (anonymous ${fixed(idle.anonMb)}); heap totals MB: ${heapTotals(idle)}`);
     if (flags['no-read']) return { idle };
     await rpc(node.url, 'eth_call', [{ to: DEV_ACCOUNTS[0]!.address, data: '0x' }, 'latest']);
     const afterRead = await measure();
-    log(`  after eth_call RSS ${fixed(afterRead.rssMb)} MB (anonymous ${fixed(afterRead.anonMb)})`);
+    log(`  after eth_call RSS ${fixed(afterRead.rssMb)} MB (anonymous ${fixed(afterRead.anonMb)}); heap totals MB: ${heapTotals(afterRead)}`);
     return { idle, afterRead };
   } finally {
     await node.stop();
   }
+}
+
+function heapTotals(measure: Measure): string {
+  return measure.threads.map(({ thread, memory }) => `${thread} ${fixed(memory.heapTotalBytes / MB)}`).join(', ');
 }
 
 async function rpc(url: string, method: string, params: unknown[]): Promise<unknown> {

@@ -24,7 +24,7 @@ import type { ThreadMemory } from '../../shared/util/thread-memory.js';
 import type { LogLevel } from '../../shared/util/log.js';
 import { startConnectionGuard, type ConnectionGuard } from './http-connection-guard.js';
 import { chooseHttpEngine } from './http-engine.js';
-import { collectNodeMemory, formatNodeMemory, heapSnapshotDir, memoryLogIntervalMs, writeHeapSnapshots } from './memory.js';
+import { collectGarbageOf, collectNodeMemory, COLLECT_AFTER_START_MS, formatNodeMemory, heapSnapshotDir, memoryLogIntervalMs, writeHeapSnapshots } from './memory.js';
 import { resolveNetwork, StartupError } from './network.js';
 import { nodeKeyOf } from './node-key-file.js';
 import { assertPortsFree } from './ports.js';
@@ -53,6 +53,7 @@ interface RunningActor {
   worker: Worker;
   stop(): Promise<void>;
   memory(): Promise<ThreadMemory>;
+  collectGarbage(): Promise<void>;
 }
 
 /**
@@ -157,15 +158,26 @@ export async function runNode(options: NodeOptions): Promise<number> {
         void shutdown(1);
       }
     });
-    actors.push({ name, worker, stop: () => control.stop(), memory: () => control.memory() });
+    actors.push({ name, worker, stop: () => control.stop(), memory: () => control.memory(), collectGarbage: () => control.collectGarbage() });
     return control;
   };
 
   let memoryLog: NodeJS.Timeout | undefined;
+  const startupCollections = new Set<NodeJS.Timeout>();
+  /** Once threads have started: one collection each, when the start-up's allocations are behind them (memory.ts). */
+  const collectGarbageSoon = (threads: ReadonlyArray<RunningActor | 'main'>): void => {
+    const timer = setTimeout(() => {
+      startupCollections.delete(timer);
+      if (stopping) return;
+      collectGarbageOf(threads).catch((err: unknown) => log.debug(`Garbage collection after start: ${errorMessage(err)}`));
+    }, COLLECT_AFTER_START_MS);
+    startupCollections.add(timer);
+  };
   const shutdown = async (code: number): Promise<void> => {
     if (stopping) return;
     stopping = true;
     clearInterval(memoryLog);
+    for (const timer of startupCollections) clearTimeout(timer);
     log.info(code === 0 ? 'Stopping Basalt' : 'Stopping Basalt after a failure');
     await metricsServer?.close();
     // Stop intake first (the HTTP port, then the transports, whose closing ends the connections the
@@ -258,7 +270,9 @@ export async function runNode(options: NodeOptions): Promise<number> {
         };
         await spawn('reader', `reader-${r}`, readerData).start();
       }
-      if (!stopping) log.info(`State reader threads started: ${stateReaders}`);
+      if (stopping) return;
+      log.info(`State reader threads started: ${stateReaders}`);
+      collectGarbageSoon(actors.filter((actor) => actor.name.startsWith('reader-')));
     };
     if (stateReaders > 0) {
       log.info(`State reader threads: ${stateReaders}, started at the first call that reads state`);
@@ -470,6 +484,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
     if (options.rpcIpcEnabled) log.info(`JSON-RPC IPC service started and listening on ${ipcPath}`);
     if (options.graphqlHttpEnabled) log.info(`GraphQL HTTP service started and listening on ${options.graphqlHttpHost}:${graphqlPort} (${workers('graphql')})`);
     log.info('Basalt is running');
+    collectGarbageSoon(['main', ...actors]);
     const memoryInterval = memoryLogIntervalMs(process.env);
     if (memoryInterval !== undefined) {
       memoryLog = setInterval(() => {
