@@ -8,6 +8,7 @@
  *
  *   npm run build && node dist/bench/tx-throughput.js [--senders=200] [--txs=10000] [--concurrency=64] [--workloads=erc20]
  */
+import { resolve } from 'node:path';
 import { getCreateAddress, hexlify, randomBytes, toBeHex, zeroPadValue } from 'ethers';
 import { DEV_ACCOUNTS } from '../test/helpers/dev-accounts.js';
 import { storeAndLogDeployCode } from '../test/helpers/contracts.js';
@@ -18,7 +19,9 @@ import { startBenchNode } from './lib/dev-node.js';
 import { fixed, log, megabytes, printTable, rate } from './lib/format.js';
 import { jsonPostRequest, rpcBody, RpcClient, runClosedLoop, type LoadJob } from './lib/http-client.js';
 import { blockFill, includedRate, sendAllOrThrow, tallyError, waitForNonces, watchInclusion, type InclusionFigures } from './lib/tx-load.js';
-import { RssSampler } from './lib/proc.js';
+import { readCpuMs, RssSampler } from './lib/proc.js';
+import { HEAP_SNAPSHOT_DIR_ENV } from '../src/main/supervisor/memory.js';
+import { describeNodeMemory, NodeMemoryLog } from './lib/node-memory-log.js';
 import { accountFromKey, randomAccount, signingCommon, signTx, type Account, type SignedTx, type UnsignedFields } from './lib/signing.js';
 import { LatencyRecorder, MessageTally, summarizeLatencies, type LatencySummary } from './lib/stats.js';
 import type { Common } from '@ethereumjs/common';
@@ -45,6 +48,7 @@ const flags = parseFlags('dist/bench/tx-throughput.js', {
   'rpc-http-workers': { default: 0, min: 0, description: 'node HTTP worker threads (0: the node default)' },
   'include-timeout': { default: 60, min: 1, description: 'seconds to wait for inclusion once submission ended' },
   'cpu-prof-dir': { default: '', description: 'run the node with --cpu-prof, profiles into this directory' },
+  'heap-snapshot-dir': { default: '', description: 'after the load, write a heap snapshot of every node thread into this directory' },
   'node-args': { default: '', description: "more node options, space-separated (e.g. '--metrics-enabled')" },
   build: { default: '', description: "another checkout's directory whose built node runs instead of this one (e.g. main's, to compare)" },
   workloads: { default: WORKLOADS.join(','), description: `comma-separated, run in this order: ${WORKLOADS.join(', ')}` },
@@ -69,6 +73,8 @@ interface WorkloadFigures {
   latency: LatencySummary;
   inclusion: InclusionFigures;
   peakRssKb: number | undefined;
+  /** Node CPU (all threads) from submission start until the last transaction was included, per accepted transaction. */
+  cpuMsPerTx: number;
 }
 
 runBenchmark(main, flags['max-seconds']);
@@ -78,10 +84,14 @@ async function main(): Promise<void> {
   const workers = flags['rpc-http-workers'];
   const nodeArgs = [...(workers > 0 ? [`--rpc-http-workers=${workers}`] : []), ...flags['node-args'].split(' ').filter((arg) => arg !== '')];
   log(`starting a dev node${flags.build === '' ? '' : ` from ${flags.build}`}${nodeArgs.length > 0 ? ` with ${nodeArgs.join(' ')}` : ''}`);
+  const memoryLog = new NodeMemoryLog();
   const bench = await startBenchNode({
     args: nodeArgs,
     cpuProfileDir: flags['cpu-prof-dir'] || undefined,
     ...(flags.build === '' ? {} : { bin: `${flags.build}/bin/run.js` }),
+    // The node logs its memory every second: idle after start, each thread's share at the peak, after load.
+    env: { ...NodeMemoryLog.env(1), ...(flags['heap-snapshot-dir'] ? { [HEAP_SNAPSHOT_DIR_ENV]: resolve(flags['heap-snapshot-dir']) } : {}) },
+    onLine: memoryLog.onLine,
   });
   const port = bench.port;
   const rpc = new RpcClient(HOST, port);
@@ -89,6 +99,7 @@ async function main(): Promise<void> {
   const rss = new RssSampler(bench.pid);
   onCleanup('RSS sampler', () => rss.stop());
   log(`node pid ${bench.pid} serving on ${bench.url}, RSS ${megabytes(rss.current())}`);
+  log(`node memory after start: ${describeNodeMemory(await memoryLog.next())}`);
 
   const chainId = Number(await rpc.call<string>('eth_chainId'));
   const common = signingCommon(chainId);
@@ -107,8 +118,8 @@ async function main(): Promise<void> {
 
   const nextNonce = senders.map(() => 0n);
   const results: WorkloadFigures[] = [];
-  const run = (name: string, fieldsFor: Parameters<typeof runWorkload>[8]): Promise<WorkloadFigures> =>
-    runWorkload(name, rpc, common, port, senders, perSender, nextNonce, rss, fieldsFor);
+  const run = (name: string, fieldsFor: Parameters<typeof runWorkload>[9]): Promise<WorkloadFigures> =>
+    runWorkload(name, rpc, common, port, senders, perSender, nextNonce, rss, memoryLog, fieldsFor);
   // A recipient address no account or token balance has: a random prefix, then the sequence number.
   const recipientPrefix = hexlify(randomBytes(8));
   for (const workload of workloads) {
@@ -138,7 +149,7 @@ async function main(): Promise<void> {
   console.log('\n=== summary ===');
   console.log(`senders ${senders.length}, ${flags.txs} transactions per workload, ${flags.concurrency} in flight, node HTTP workers: ${workers > 0 ? workers : 'default'}`);
   printTable(
-    ['workload', 'accepted', 'submitted tx/s', 'included tx/s', 'all included after', 'p50 ms', 'p90 ms', 'p99 ms', 'rejected', 'peak RSS'],
+    ['workload', 'accepted', 'submitted tx/s', 'included tx/s', 'all included after', 'p50 ms', 'p90 ms', 'p99 ms', 'rejected', 'peak RSS', 'node CPU ms/tx'],
     results.map((r) => [
       r.name,
       `${r.accepted}/${r.count}`,
@@ -150,8 +161,17 @@ async function main(): Promise<void> {
       fixed(r.latency.p99, 2),
       String(r.rejected.total + r.transportErrors),
       megabytes(r.peakRssKb),
+      fixed(r.cpuMsPerTx, 3),
     ]),
   );
+  await memoryLog.next();
+  log(`node memory after load: ${describeNodeMemory(memoryLog.latest)}`);
+  if (flags['heap-snapshot-dir']) {
+    process.kill(bench.pid, 'SIGUSR2');
+    const written = /Heap snapshots written: .*|Could not write heap snapshots.*/;
+    while (!written.test(bench.output())) await new Promise((r) => setTimeout(r, 200));
+    log(written.exec(bench.output())![0]);
+  }
   log(`total run time ${fixed((performance.now() - started) / 1000)} s; stopping the node`);
   rss.stop();
   await bench.stop();
@@ -230,6 +250,7 @@ async function runWorkload(
   perSender: (senderIndex: number) => number,
   nextNonce: bigint[],
   rss: RssSampler,
+  memoryLog: NodeMemoryLog,
   fieldsFor: (senderIndex: number, sequence: number) => Omit<UnsignedFields, 'nonce' | 'maxFeePerGas' | 'maxPriorityFeePerGas'>,
 ): Promise<WorkloadFigures> {
   console.log(`\n=== workload: ${name} ===`);
@@ -255,6 +276,8 @@ async function runWorkload(
   const pending = new Set(signed.map((tx) => tx.hash));
   const fromBlock = Number(await rpc.call<string>('eth_blockNumber')) + 1;
   rss.resetPeak();
+  memoryLog.resetPeak();
+  const cpuAtStart = readCpuMs(rss.pid);
   const latencies = new LatencyRecorder();
   const rejected = new MessageTally();
   let accepted = 0;
@@ -312,6 +335,7 @@ async function runWorkload(
   unregisterWatcher();
   watcherRpc.close();
   const peakRssKb = rss.peak();
+  const cpuMsPerTx = ((readCpuMs(rss.pid) ?? Number.NaN) - (cpuAtStart ?? Number.NaN)) / accepted;
   const ourBlocks = inclusion.blocks.filter((b) => b.ours > 0);
   log(
     `included: ${inclusion.included} in ${ourBlocks.length} blocks (${inclusion.txsInSpan} txs over ${inclusion.spanSeconds} s of block time → ` +
@@ -323,7 +347,7 @@ async function runWorkload(
   // A gap above the 1-second period means building or importing the previous block overran it.
   const fill = blockFill(inclusion);
   log(`transactions per block (seconds since the previous block): ${fill.join(', ')}`);
-  log(`node peak RSS during the workload: ${megabytes(peakRssKb)}`);
+  log(`node peak RSS during the workload: ${megabytes(peakRssKb)}; the node's memory line with the highest RSS: ${describeNodeMemory(memoryLog.peak)}`);
   return {
     name,
     count: signed.length,
@@ -334,5 +358,6 @@ async function runWorkload(
     latency,
     inclusion,
     peakRssKb,
+    cpuMsPerTx,
   };
 }

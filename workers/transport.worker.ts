@@ -25,14 +25,14 @@ import { IPC_RULES, WS_RULES, type StreamRules } from '../src/transport/jsonrpc-
 import type { Json, Wire } from '../src/shared/rpc/types.js';
 import type { RpcCall } from '../src/shared/actors/messages.js';
 import { HeadReader } from '../src/shared/shared-memory/head-view.js';
+import { raiseReaderDemand } from '../src/shared/shared-memory/reader-demand.js';
 import { loadTransportEngine, type GraphqlServerHandle, type HttpServerHandle, type WsServerHandle } from '../src/transport/engine.js';
 import { startIpcServer, type IpcServerHandle } from '../src/transport/ipc-server.js';
 import { createDispatch, createLocalMethods } from '../src/transport/local-methods.js';
 import { streamSessions } from '../src/transport/stream-sessions.js';
-import { createGraphqlService } from '../src/transport/graphql/execute.js';
 import { SubscriptionHub } from '../src/transport/subscription-hub.js';
 import { Logger, setLogLevel } from '../src/shared/util/log.js';
-import { createServiceAuthentication, type ServiceAuthentication } from '../src/transport/auth/service-authentication.js';
+import type { ServiceAuthentication } from '../src/transport/auth/service-authentication.js';
 
 const data = actorData('transport');
 setLogLevel(data.logLevel);
@@ -62,8 +62,17 @@ exposeControl('transport', {
     };
     const readers = data.ports.readers.map((port) => openChannel(TRANSPORT_READER, 'transport', port));
     let nextReader = 0;
+    let readersDemanded = data.readerDemand === undefined;
     /** A state reader thread, taken in turn; the chain answers their methods when there is none. */
-    const readerChannel = () => (readers.length === 0 ? actors.chain : readers[nextReader++ % readers.length]!);
+    const readerChannel = () => {
+      if (readers.length === 0) return actors.chain;
+      // The readers start at the first call that needs one; this call waits in its port until they serve.
+      if (!readersDemanded) {
+        readersDemanded = true;
+        raiseReaderDemand(data.readerDemand!);
+      }
+      return readers[nextReader++ % readers.length]!;
+    };
     const head = new HeadReader(data.headView);
     const p2pStatus = data.p2pStatusView === undefined ? undefined : new P2pStatusReader(data.p2pStatusView);
     const peerCount = () => p2pStatus?.peerCount() ?? 0;
@@ -105,7 +114,12 @@ exposeControl('transport', {
       }
     };
 
+    // GraphQL (its schema and the graphql library) and authentication (jose, a login pool) load only on a
+    // thread that serves them: each costs a thread several MB of RSS (bench/node-memory.ts).
+    const authentication = data.http?.authentication ?? data.ws?.authentication;
+    const { createServiceAuthentication } = authentication === undefined ? {} : await import('../src/transport/auth/service-authentication.js');
     if (data.graphql !== undefined) {
+      const { createGraphqlService } = await import('../src/transport/graphql/execute.js');
       const service = createGraphqlService(
         { chain: actors.chain, txpool: actors.txpool, logindex: actors.logindex, chainId: data.chainId, headNumber: () => head.headNumber(), syncStatus },
         { maxComplexity: data.graphql.maxQueryComplexity, maxDepth: data.graphql.maxQueryDepth },
@@ -117,7 +131,7 @@ exposeControl('transport', {
     if (data.http !== undefined) {
       const apis = data.http.apis;
       const send = createDispatch(localMethods(apis), toActor);
-      if (data.http.authentication !== undefined) httpAuthentication = createServiceAuthentication(data.http.authentication, new Logger('JsonRpcHttp'));
+      if (data.http.authentication !== undefined) httpAuthentication = createServiceAuthentication!(data.http.authentication, new Logger('JsonRpcHttp'));
       http = await engine.startHttpServer({
         ...data.http.server,
         call: createMethodCaller({ enabledApis: apis, transport: 'http', send, ...timer }),
@@ -156,7 +170,7 @@ exposeControl('transport', {
         });
       };
       if (data.ws !== undefined) {
-        if (data.ws.authentication !== undefined) wsAuthentication = createServiceAuthentication(data.ws.authentication, new Logger('WebSocket'));
+        if (data.ws.authentication !== undefined) wsAuthentication = createServiceAuthentication!(data.ws.authentication, new Logger('WebSocket'));
         ws = await engine.startWsServer({
           ...data.ws.server,
           counters,

@@ -17,7 +17,7 @@ export class RssSampler {
   private readonly timer: NodeJS.Timeout;
 
   constructor(
-    private readonly pid: number,
+    readonly pid: number,
     intervalMs = 200,
   ) {
     this.sample();

@@ -16,7 +16,7 @@
  * it holds whole. `a` and `t` keys end in the block number so that a block range is a key range.
  */
 import { RLP } from '@ethereumjs/rlp';
-import { bigIntToUnpaddedBytes, bytesToBigInt } from '@ethereumjs/util';
+import { bigIntToUnpaddedBytes, bytesToBigInt } from '../shared/util/bytes.js';
 import type { BlockLog } from '../shared/actors/messages.js';
 import type { RawLog } from '../shared/ethereum/chain-records.js';
 

@@ -3,7 +3,7 @@
  * for each address and each (position, topic) the blocks that have a log with it. Blocks are added on
  * top and taken off the top only, so the index is always a prefix of one branch of the chain.
  */
-import { bytesToHex, equalsBytes } from '@ethereumjs/util';
+import { bytesToHex, equalsBytes } from '../shared/util/bytes.js';
 import type { IndexedBlock } from '../shared/actors/messages.js';
 import type { RawLog } from '../shared/ethereum/chain-records.js';
 import type { KvOp, KvStore } from '../shared/storage/kv-store.js';

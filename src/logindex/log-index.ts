@@ -10,7 +10,7 @@
  * Queries read one view: they wait until the index has reached the head the node has published (what
  * eth_blockNumber answers), then hold a read lock that keeps updates out until they are done.
  */
-import { bytesToHex, equalsBytes } from '@ethereumjs/util';
+import { bytesToHex, equalsBytes } from '../shared/util/bytes.js';
 import type { CanonicalLogsEvent, IndexedBlock } from '../shared/actors/messages.js';
 import type { TopicFilter } from '../shared/rpc/params.js';
 import { RpcError, RpcErrors } from '../shared/rpc/errors.js';

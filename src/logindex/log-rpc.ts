@@ -5,12 +5,13 @@
  */
 import { RpcError, RpcErrors, logsCountExceeded } from '../shared/rpc/errors.js';
 import { FilterRegistry, type InstalledFilter } from '../shared/rpc/filter-registry.js';
-import { formatFilterLog, toData } from '../shared/rpc/format.js';
+import { toData } from '../shared/rpc/encoding.js';
+import { formatFilterLog } from '../shared/rpc/format-logs.js';
 import { logMatches } from '../shared/rpc/log-match.js';
 import type { MethodTextHandlers } from '../shared/rpc/dispatch.js';
 import type { BlockTag, LogFilter, TopicFilter } from '../shared/rpc/params.js';
 import { LruCache } from '../shared/util/lru-cache.js';
-import { bytesToHex } from '@ethereumjs/util';
+import { bytesToHex } from '../shared/util/bytes.js';
 import type { IndexedBlock, LogQuery, LogRecord } from '../shared/actors/messages.js';
 import type { BlockLogs, IndexedLog } from './index-store.js';
 import type { IndexView, LogIndex } from './log-index.js';

@@ -4,7 +4,7 @@
  */
 import { hardforkSchedule } from '../shared/ethereum/common.js';
 import type { Genesis } from '../shared/ethereum/genesis.js';
-import { toQuantity } from '../shared/rpc/format.js';
+import { toQuantity } from '../shared/rpc/encoding.js';
 import type { Json } from '../shared/rpc/types.js';
 import { formatEnode } from '../shared/ethereum/enode.js';
 

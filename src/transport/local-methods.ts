@@ -4,7 +4,7 @@
  */
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { RpcError, RpcErrors, toRpcErrorObject } from '../shared/rpc/errors.js';
-import { toData, toQuantity } from '../shared/rpc/format.js';
+import { toData, toQuantity } from '../shared/rpc/encoding.js';
 import type { Dispatch, RpcOutcome } from './jsonrpc.js';
 import { serveMethods } from '../shared/rpc/dispatch.js';
 import type { MethodHandlers, MethodName, Owner } from '../shared/rpc/registry.js';

@@ -8,7 +8,7 @@
  * transport thread), so it is tested without sockets or threads.
  */
 import { RpcError, RpcErrors } from '../shared/rpc/errors.js';
-import { toData, toQuantity } from '../shared/rpc/format.js';
+import { toData, toQuantity } from '../shared/rpc/encoding.js';
 import { logMatches } from '../shared/rpc/log-match.js';
 import type { LogSubscriptionFilter, SubscribeParams, SubscriptionKind } from '../shared/rpc/methods/subscription-methods.js';
 import type {

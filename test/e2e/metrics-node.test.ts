@@ -121,6 +121,12 @@ test.serial('a dev node: height follows the head, QBFT height and round, RPC cal
   families = await scrape(metricsUrl);
   t.is(sampleValue(families, 'ethereum_peer_count'), 1);
 
+  // The state reader thread starts at the first call that reads state; from then on it is scraped too.
+  t.false(labelValues(families, 'besu_executors_event_loop_lag_mean_seconds', 'thread').includes('reader-0'));
+  await node.rpc('eth_getBalance', [DEV_ACCOUNTS[0].address, 'latest']);
+  await node.waitForLog(/State reader threads started: 1/);
+  families = await scrape(metricsUrl);
+
   // Every thread's event-loop lag and every actor's mailbox depth, as numbers a scrape can graph.
   for (const stat of LAG_STATS) {
     const name = `besu_executors_event_loop_lag_${stat}_seconds`;

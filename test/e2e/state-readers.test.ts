@@ -133,3 +133,18 @@ test('reads at a block answer that block\'s state while blocks are built, on sta
 test('reads at a block answer that block\'s state while blocks are built, on the chain thread', async (t) => {
   await readsFollowBlocks(t, ['--Xstate-reader-threads=0'], /Basalt is running/);
 });
+
+test('state reader threads start at the first call that reads state, which they answer', async (t) => {
+  const node = await startNode({ args: ['--Xstate-reader-threads=1'] });
+  try {
+    await node.waitForLog(/Basalt is running/);
+    t.regex(node.output(), /State reader threads: 1, started at the first call that reads state/);
+    t.notRegex(node.output(), /State reader threads started/, 'a reader started before any call needed one');
+    t.is(await node.rpc<string>('eth_getBalance', [DEV_ACCOUNTS[0].address, 'latest']), '0xad78ebc5ac6200000');
+    await node.waitForLog(/State reader threads started: 1/);
+    t.is(await node.rpc<string>('eth_call', [{ data: balanceOfInitCode(DEV_ACCOUNTS[0].address) }, 'latest']), `0x${(0xad78ebc5ac6200000n).toString(16).padStart(64, '0')}`);
+  } finally {
+    await node.kill();
+    removeDataPath(node.dataPath);
+  }
+});

@@ -12,8 +12,11 @@ import { REPO_ROOT } from '../helpers/node-process.js';
 const IMPORT = /^\s*(?:import|export)\s+(?!type\b)(?:[^'";]*?\sfrom\s+)?'([^']+)'/gm;
 const DYNAMIC_IMPORT = /\bimport\(\s*'([^']+)'\s*\)/g;
 
-/** Source files (relative to the repository) and packages that `entry` loads, directly or not. */
-function reachable(entry: string): { files: Set<string>; packages: Set<string> } {
+/**
+ * Source files (relative to the repository) and packages that `entry` loads, directly or not; with
+ * `atStart`, only through static imports (what a thread loads before it serves anything).
+ */
+function reachable(entry: string, atStart = false): { files: Set<string>; packages: Set<string> } {
   const files = new Set<string>();
   const packages = new Set<string>();
   const pending = [entry];
@@ -22,7 +25,7 @@ function reachable(entry: string): { files: Set<string>; packages: Set<string> }
     if (files.has(file)) continue;
     files.add(file);
     const text = readFileSync(join(REPO_ROOT, file), 'utf8');
-    for (const pattern of [IMPORT, DYNAMIC_IMPORT]) {
+    for (const pattern of atStart ? [IMPORT] : [IMPORT, DYNAMIC_IMPORT]) {
       for (const match of text.matchAll(pattern)) {
         const specifier = match[1]!;
         if (!specifier.startsWith('.')) {
@@ -68,6 +71,30 @@ for (const { entry, own, forbiddenPackages: forbidden } of ENTRIES) {
     );
   });
 }
+
+/**
+ * What threads load at start, before anything asks them for it: every thread costs its modules in
+ * RSS (bench/node-memory.ts). GraphQL and authentication load on a transport thread that serves them;
+ * the log index and the transports format logs and compare bytes without @ethereumjs/* (whose util
+ * alone costs a thread ~7 MB); keccak comes from hash-wasm's keccak-only build.
+ */
+const NOT_AT_START: { entry: string; packages: string[] }[] = [
+  { entry: 'workers/transport.worker.ts', packages: ['graphql', 'jose', 'piscina', '@ethereumjs/util', '@ethereumjs/tx', '@ethereumjs/common'] },
+  { entry: 'workers/logindex.worker.ts', packages: ['@ethereumjs/util', '@ethereumjs/tx', '@ethereumjs/common'] },
+  { entry: 'src/main/supervisor/node.ts', packages: ['prom-client'] },
+];
+
+for (const { entry, packages: notAtStart } of NOT_AT_START) {
+  test(`${entry} does not load ${notAtStart.join(', ')} at start`, (t) => {
+    const { packages } = reachable(entry, true);
+    t.deepEqual(notAtStart.filter((name) => packages.has(name)), [], `${entry} loads at start packages it may load later`);
+  });
+}
+
+test("keccak is hash-wasm's keccak-only build, not the index that bundles every algorithm", (t) => {
+  const text = readFileSync(join(REPO_ROOT, 'src/shared/ethereum/keccak.ts'), 'utf8');
+  t.deepEqual([...text.matchAll(IMPORT)].map((m) => m[1]).filter((s) => s!.startsWith('hash-wasm')), ['hash-wasm/dist/keccak.umd.min.js']);
+});
 
 test('src/shared/ loads no thread folder', (t) => {
   const shared = [...reachable('workers/transport.worker.ts').files, ...reachable('workers/chain.worker.ts').files, ...reachable('workers/reader.worker.ts').files].filter((f) => f.startsWith('src/shared/'));

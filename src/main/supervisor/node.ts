@@ -14,6 +14,7 @@ import { portsOf } from '../../shared/actors/worker-data.js';
 import type { ActorDataOf, ChainActorData, ConsensusActorData, LogIndexActorData, P2pActorData, ReaderActorData, TransportActorData, TxPoolActorData } from '../../shared/actors/worker-data.js';
 import { createHeadBuffer, HeadReader } from '../../shared/shared-memory/head-view.js';
 import { createMailboxCounters } from '../../shared/shared-memory/mailbox-counters.js';
+import { createReaderDemand, readerDemanded } from '../../shared/shared-memory/reader-demand.js';
 import { createP2pStatusBuffer, P2pStatusReader } from '../../shared/shared-memory/p2p-status-view.js';
 import { createTransportCounters } from '../../shared/shared-memory/transport-counters.js';
 import { errorMessage } from '../../shared/util/errors.js';
@@ -23,7 +24,7 @@ import type { ThreadMemory } from '../../shared/util/thread-memory.js';
 import type { LogLevel } from '../../shared/util/log.js';
 import { startConnectionGuard, type ConnectionGuard } from './http-connection-guard.js';
 import { chooseHttpEngine } from './http-engine.js';
-import { collectNodeMemory, formatNodeMemory, heapSnapshotDir, memoryLogIntervalMs, writeHeapSnapshots } from './memory.js';
+import { collectGarbageOf, collectNodeMemory, COLLECT_AFTER_START_MS, formatNodeMemory, heapSnapshotDir, memoryLogIntervalMs, writeHeapSnapshots } from './memory.js';
 import { resolveNetwork, StartupError } from './network.js';
 import { nodeKeyOf } from './node-key-file.js';
 import { assertPortsFree } from './ports.js';
@@ -31,7 +32,7 @@ import { answersOnUnixSocket, ipcPathInUseMessage } from '../../shared/util/unix
 import { BASALT_VERSION, clientVersion } from './version.js';
 import { EventLoopLagMonitor } from '../../shared/metrics/event-loop-lag.js';
 import { startMetricsServer, type MetricsServer } from '../metrics/metrics-server.js';
-import { NodeMetrics } from '../metrics/node-metrics.js';
+import type { NodeMetrics } from '../metrics/node-metrics.js';
 import { gatherFigures, metricsThread, type MetricsThread } from '../metrics/scrape.js';
 
 const log = new Logger('Supervisor');
@@ -52,6 +53,7 @@ interface RunningActor {
   worker: Worker;
   stop(): Promise<void>;
   memory(): Promise<ThreadMemory>;
+  collectGarbage(): Promise<void>;
 }
 
 /**
@@ -116,6 +118,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
   /** transportReader[transport][reader] */
   const transportReader = Array.from({ length: transportWorkers }, () => Array.from({ length: stateReaders }, () => new MessageChannel()));
   const headView = createHeadBuffer();
+  const readerDemand = createReaderDemand();
   const p2pStatusView = createP2pStatusBuffer();
   const transportCounters = createTransportCounters();
 
@@ -155,15 +158,26 @@ export async function runNode(options: NodeOptions): Promise<number> {
         void shutdown(1);
       }
     });
-    actors.push({ name, worker, stop: () => control.stop(), memory: () => control.memory() });
+    actors.push({ name, worker, stop: () => control.stop(), memory: () => control.memory(), collectGarbage: () => control.collectGarbage() });
     return control;
   };
 
   let memoryLog: NodeJS.Timeout | undefined;
+  const startupCollections = new Set<NodeJS.Timeout>();
+  /** Once threads have started: one collection each, when the start-up's allocations are behind them (memory.ts). */
+  const collectGarbageSoon = (threads: ReadonlyArray<RunningActor | 'main'>): void => {
+    const timer = setTimeout(() => {
+      startupCollections.delete(timer);
+      if (stopping) return;
+      collectGarbageOf(threads).catch((err: unknown) => log.debug(`Garbage collection after start: ${errorMessage(err)}`));
+    }, COLLECT_AFTER_START_MS);
+    startupCollections.add(timer);
+  };
   const shutdown = async (code: number): Promise<void> => {
     if (stopping) return;
     stopping = true;
     clearInterval(memoryLog);
+    for (const timer of startupCollections) clearTimeout(timer);
     log.info(code === 0 ? 'Stopping Basalt' : 'Stopping Basalt after a failure');
     await metricsServer?.close();
     // Stop intake first (the HTTP port, then the transports, whose closing ends the connections the
@@ -205,7 +219,8 @@ export async function runNode(options: NodeOptions): Promise<number> {
     // Metrics listen first, as Besu's do: a scrape during a long start-up sees the threads started so far,
     // and the transports know the port for net_services.
     if (mainEventLoop !== undefined) {
-      const metrics = new NodeMetrics(options.metricsCategory);
+      // prom-client loads only here: the main thread of a node without metrics does not carry it.
+      const metrics: NodeMetrics = new (await import('../metrics/node-metrics.js')).NodeMetrics(options.metricsCategory);
       const sources = {
         head: new HeadReader(headView),
         ...(options.p2pEnabled ? { p2pStatus: new P2pStatusReader(p2pStatusView) } : {}),
@@ -242,17 +257,30 @@ export async function runNode(options: NodeOptions): Promise<number> {
     const chain = spawn('chain', 'chain', chainData);
     const { head, genesisHash } = await chain.start();
     log.info(`Chain head #${head.number} ${toHex(head.hash)} (network ${network.name}, data path ${dataPath})`);
-    for (let r = 0; r < stateReaders; r++) {
-      const readerData: ReaderActorData = {
-        ...base,
-        actor: 'reader',
-        rpcGasCap: options.rpcGasCap,
-        headView,
-        ports: { chain: readerChain[r]!.port1, transports: transportReader.map((channels) => channels[r]!.port2) },
-      };
-      await spawn('reader', `reader-${r}`, readerData).start();
+    // The readers start at the first call that needs one (reader-demand.ts); their channels exist from
+    // now on, the transports' calls wait in them until then.
+    const startReaders = async (): Promise<void> => {
+      for (let r = 0; r < stateReaders && !stopping; r++) {
+        const readerData: ReaderActorData = {
+          ...base,
+          actor: 'reader',
+          rpcGasCap: options.rpcGasCap,
+          headView,
+          ports: { chain: readerChain[r]!.port1, transports: transportReader.map((channels) => channels[r]!.port2) },
+        };
+        await spawn('reader', `reader-${r}`, readerData).start();
+      }
+      if (stopping) return;
+      log.info(`State reader threads started: ${stateReaders}`);
+      collectGarbageSoon(actors.filter((actor) => actor.name.startsWith('reader-')));
+    };
+    if (stateReaders > 0) {
+      log.info(`State reader threads: ${stateReaders}, started at the first call that reads state`);
+      void readerDemanded(readerDemand).then(startReaders).catch((err: unknown) => {
+        log.error(`Failed to start the state reader threads: ${errorMessage(err)}`);
+        void shutdown(1);
+      });
     }
-    if (stateReaders > 0) log.info(`State reader threads: ${stateReaders}`);
 
     const logIndexData: LogIndexActorData = {
       ...base,
@@ -424,6 +452,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
         p2pEnabled: options.p2pEnabled,
         ...(p2pListening ? { p2p: p2pListening, p2pStatusView } : {}),
         headView,
+        ...(stateReaders > 0 ? { readerDemand } : {}),
         ports: {
           chain: transportChain[i]!.port1,
           txpool: transportTxpool[i]!.port1,
@@ -455,6 +484,7 @@ export async function runNode(options: NodeOptions): Promise<number> {
     if (options.rpcIpcEnabled) log.info(`JSON-RPC IPC service started and listening on ${ipcPath}`);
     if (options.graphqlHttpEnabled) log.info(`GraphQL HTTP service started and listening on ${options.graphqlHttpHost}:${graphqlPort} (${workers('graphql')})`);
     log.info('Basalt is running');
+    collectGarbageSoon(['main', ...actors]);
     const memoryInterval = memoryLogIntervalMs(process.env);
     if (memoryInterval !== undefined) {
       memoryLog = setInterval(() => {

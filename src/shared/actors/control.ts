@@ -8,6 +8,7 @@ import { actorData } from './worker-data.js';
 import { EventLoopLagMonitor } from '../metrics/event-loop-lag.js';
 import type { ActorMetrics, ThreadMetrics } from '../metrics/thread-metrics.js';
 import { threadMemory } from '../util/thread-memory.js';
+import { collectGarbage } from '../util/collect-garbage.js';
 import type { ThreadMemory } from '../util/thread-memory.js';
 
 /**
@@ -30,6 +31,8 @@ export interface ActorControl<A extends ActorName> {
   start(): Promise<ActorStartInfo[A]>;
   stop(): Promise<void>;
   memory(): ThreadMemory;
+  /** A full garbage collection of the thread's heap (collect-garbage.ts says when and why). */
+  collectGarbage(): void;
   metrics(): ThreadMetrics<A>;
 }
 
@@ -67,6 +70,7 @@ export function exposeControl<A extends ActorName>(actor: A, lifecycle: ActorLif
     start: () => lifecycle.start(),
     stop: () => lifecycle.stop(),
     memory: threadMemory,
+    collectGarbage,
     metrics: () => {
       if (eventLoop === undefined) throw new Error(`metrics are off: the ${actor} thread keeps none`);
       return { eventLoop: eventLoop.take(), figures: lifecycle.metrics() };

@@ -3,7 +3,7 @@
  * bigint, Uint8Array, plain objects and arrays.
  */
 import type { Wire } from '../rpc/types.js';
-import type { LogLocation } from '../rpc/format.js';
+import type { LogLocation } from '../rpc/format-logs.js';
 import type { BlockRef, CallRequest, TopicFilter } from '../rpc/params.js';
 import type { RawLog } from '../ethereum/chain-records.js';
 

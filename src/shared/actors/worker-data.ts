@@ -234,6 +234,8 @@ export interface TransportActorData extends ActorDataBase {
   /** Peer count and sync state written by the p2p actor (p2p-status-view.ts). */
   p2pStatusView?: SharedArrayBuffer;
   headView: SharedArrayBuffer;
+  /** With state reader threads: raised at the first call for one, which starts them (reader-demand.ts). */
+  readerDemand?: SharedArrayBuffer;
   /** `p2p` is absent when P2P is disabled; `readers`: one end per state reader thread (none: the chain reads state). */
   ports: { chain: MessagePort; txpool: MessagePort; consensus: MessagePort; p2p?: MessagePort; logindex: MessagePort; readers: MessagePort[] };
 }

@@ -3,10 +3,13 @@
  * hash-wasm's WebAssembly build, 4–9× faster than @noble/hashes' JavaScript on the 20–600-byte inputs
  * a trie hashes (node-libraries.md; pure-JS keccak was a quarter of the chain thread). One hasher per
  * thread, made when this module loads; hashing is synchronous, so no two uses interleave.
+ *
+ * Loaded from hash-wasm's keccak-only build: its index carries the WebAssembly of ~30 algorithms as
+ * base64 text, which cost each thread that hashes ~4.5 MB of RSS (bench/node-memory.ts).
  */
-import { createKeccak } from 'hash-wasm';
+import keccakBuild from 'hash-wasm/dist/keccak.umd.min.js';
 
-const hasher = await createKeccak(256);
+const hasher = await keccakBuild.createKeccak(256);
 
 export function keccak256(data: Uint8Array): Uint8Array {
   hasher.init();

@@ -14,22 +14,18 @@ import {
 import { effectiveGasPrice } from '../ethereum/fees.js';
 import type { RawLog, StoredReceipt } from '../ethereum/chain-records.js';
 import type { Json } from './types.js';
+import { toData, toQuantity } from './encoding.js';
+import { formatReceiptLog } from './format-logs.js';
+
+// Encodings and logs live apart, for threads that format them without loading @ethereumjs/tx.
+export { toData, toQuantity } from './encoding.js';
+export { formatFilterLog, formatReceiptLog, type LogLocation } from './format-logs.js';
 
 type JsonObject = { [key: string]: Json };
 
 // ---------------------------------------------------------------------------------------------
 // Encodings
 // ---------------------------------------------------------------------------------------------
-
-/** Quantity: `0x`-prefixed minimal hex, zero is `0x0`. */
-export function toQuantity(value: bigint | number): string {
-  return '0x' + value.toString(16);
-}
-
-/** Data: `0x`-prefixed lowercase hex of every byte (`0x` when empty). */
-export function toData(bytes: Uint8Array): string {
-  return '0x' + Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
-}
 
 /** Quantity from big-endian bytes (leading zeros stripped). */
 function bytesToQuantity(bytes: Uint8Array): string {
@@ -269,53 +265,6 @@ export function formatBlock(block: Block, opts: FormatBlockOptions): JsonObject 
 // ---------------------------------------------------------------------------------------------
 // Receipts and logs
 // ---------------------------------------------------------------------------------------------
-
-/** Where a log sits: its transaction and block, and its index within the block. */
-export interface LogLocation {
-  blockHash: Uint8Array;
-  blockNumber: bigint;
-  blockTimestamp: bigint;
-  txHash: Uint8Array;
-  txIndex: number;
-  /** Index of the log within the block. */
-  logIndex: number;
-  /** Only subscriptions on a re-org ever say true. */
-  removed?: boolean;
-}
-
-/** A log inside a receipt (§4.4): address, topics, data, then the location members. */
-export function formatReceiptLog(log: RawLog, loc: LogLocation): JsonObject {
-  const [address, topics, data] = log;
-  return {
-    address: toData(address),
-    topics: topics.map(toData),
-    data: toData(data),
-    blockNumber: toQuantity(loc.blockNumber),
-    transactionHash: toData(loc.txHash),
-    transactionIndex: toQuantity(loc.txIndex),
-    blockHash: toData(loc.blockHash),
-    blockTimestamp: toQuantity(loc.blockTimestamp),
-    logIndex: toQuantity(loc.logIndex),
-    removed: loc.removed ?? false,
-  };
-}
-
-/** A log from eth_getLogs / filters / subscriptions (§4.5): a different member order. */
-export function formatFilterLog(log: RawLog, loc: LogLocation): JsonObject {
-  const [address, topics, data] = log;
-  return {
-    logIndex: toQuantity(loc.logIndex),
-    removed: loc.removed ?? false,
-    blockNumber: toQuantity(loc.blockNumber),
-    blockHash: toData(loc.blockHash),
-    blockTimestamp: toQuantity(loc.blockTimestamp),
-    transactionHash: toData(loc.txHash),
-    transactionIndex: toQuantity(loc.txIndex),
-    address: toData(address),
-    data: toData(data),
-    topics: topics.map(toData),
-  };
-}
 
 export interface ReceiptContext {
   txHash: Uint8Array;

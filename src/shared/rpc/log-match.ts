@@ -2,7 +2,7 @@
  * The one log matcher: eth_getLogs, log filters and `logs` subscriptions all decide with it whether
  * a log matches an address list and topic positions (rpc-auth-cli.md §5).
  */
-import { equalsBytes } from '@ethereumjs/util';
+import { equalsBytes } from '../util/bytes.js';
 import type { TopicFilter } from './params.js';
 
 /** What matching reads of a log: its address and topics (a stored `RawLog` is one). */
