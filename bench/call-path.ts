@@ -1,6 +1,6 @@
 /**
  * The cost of one eth_call on a state reader, without HTTP or threads: a dev chain in this process
- * with the peer benchmarks' ERC-20 deployed, a StateReader wired to it as in test/unit/state-reader,
+ * with the peer benchmarks' ERC-20 deployed, a StateReader wired to it (test/helpers/in-process-reader.ts),
  * and `balanceOf(holder)` at `latest` answered one after the other (parameters parsed, answer as JSON
  * text, as a transport hands it on). Prints µs per call (wall and CPU) for each round; run it under `--cpu-prof` to
  * see where a call goes. Asserts nothing.
@@ -8,17 +8,13 @@
  *   npm run build && node dist/bench/call-path.js [--calls=20000] [--rounds=5]
  */
 import { bytesToHex } from '@ethereumjs/util';
-import { ChainActor } from '../src/chain/chain-actor.js';
 import type { Chain } from '../src/chain/chain.js';
-import { chainSpecFromGenesis } from '../src/shared/execution/network-spec.js';
-import { parseGenesisJson } from '../src/shared/ethereum/genesis.js';
 import { lookupMethod } from '../src/shared/rpc/registry.js';
 import { serveMethodsAsJsonText } from '../src/shared/rpc/dispatch.js';
-import { Logger } from '../src/shared/util/log.js';
-import { StateReader } from '../src/reader/state-reader.js';
 import { tokenBalanceOfCallData, tokenDeployCode, tokenMintCallData } from '../test/helpers/contracts.js';
 import { DEV_ACCOUNTS } from '../test/helpers/dev-accounts.js';
-import { candidate, devNetwork, openDevChain, proposeAndCommit, signedTx } from '../test/helpers/dev-chain.js';
+import { candidate, openDevChain, proposeAndCommit, signedTx } from '../test/helpers/dev-chain.js';
+import { openInProcessReader } from '../test/helpers/in-process-reader.js';
 import { removeDataPath, tempDataPath } from '../test/helpers/node-process.js';
 import { parseFlags } from './lib/args.js';
 import { fixed, printTable } from './lib/format.js';
@@ -33,24 +29,7 @@ let chain: Chain | undefined;
 try {
   chain = await openDevChain(path);
   const opened = chain;
-  const actor = new ChainActor(opened, {
-    rpc: { rpcGasCap: 0n, minGasPrice: 0n },
-    genesis: parseGenesisJson(JSON.stringify(devNetwork.genesisJson)),
-    pendingNonce: async () => null,
-    onNewHead: () => undefined,
-    log: new Logger('bench'),
-  });
-  const reader = await StateReader.open({
-    spec: await chainSpecFromGenesis(JSON.stringify(devNetwork.genesisJson)),
-    chain: {
-      stateValues: async (keys) => actor.reader.stateValues({ keys }),
-      block: async (ref) => actor.reader.block({ ref }),
-      canonicalHash: async (number) => actor.reader.canonicalHash({ number }),
-    },
-    head: () => ({ number: opened.getHead().number, hash: opened.getHead().hash }),
-    rpcGasCap: 0n,
-    verifyKzg: async () => false,
-  });
+  const { reader } = await openInProcessReader(opened, 'bench');
   const serve = serveMethodsAsJsonText('reader', reader.handlers);
 
   const key = DEV_ACCOUNTS[0].privateKey;

@@ -6,17 +6,14 @@
  */
 import test from 'ava';
 import { bytesToHex, hexToBytes } from '@ethereumjs/util';
-import { ChainActor } from '../../src/chain/chain-actor.js';
 import type { Chain } from '../../src/chain/chain.js';
-import { chainSpecFromGenesis } from '../../src/shared/execution/network-spec.js';
-import { parseGenesisJson } from '../../src/shared/ethereum/genesis.js';
 import { METHOD_REGISTRY, lookupMethod } from '../../src/shared/rpc/registry.js';
 import { serveMethodsAsJsonText } from '../../src/shared/rpc/dispatch.js';
-import { Logger } from '../../src/shared/util/log.js';
-import { ChainStateStore, StateReader } from '../../src/reader/state-reader.js';
+import { ChainStateStore } from '../../src/reader/state-reader.js';
 import { revertingDeployCode, storeAndLogDeployCode } from '../helpers/contracts.js';
 import { DEV_ACCOUNTS } from '../helpers/dev-accounts.js';
-import { candidate, devNetwork, openDevChain, proposeAndCommit, signedTx } from '../helpers/dev-chain.js';
+import { candidate, openDevChain, proposeAndCommit, signedTx } from '../helpers/dev-chain.js';
+import { openInProcessReader } from '../helpers/in-process-reader.js';
 import { removeDataPath, tempDataPath } from '../helpers/node-process.js';
 
 /** A method's answer as a transport gets it: the JSON text of the result, or the error object. */
@@ -36,30 +33,10 @@ test('a state reader answers as the chain does, at each block and at latest as t
   try {
     chain = await openDevChain(path);
     const opened = chain;
-    const actor = new ChainActor(opened, {
-      rpc: { rpcGasCap: 0n, minGasPrice: 0n },
-      genesis: parseGenesisJson(JSON.stringify(devNetwork.genesisJson)),
-      pendingNonce: async () => null,
-      onNewHead: () => undefined,
-      log: new Logger('test'),
-    });
+    let valueAsks = 0;
+    const { actor, reader } = await openInProcessReader(opened, 'test', (count) => (valueAsks += count));
     const toChain = actor.transportHandlers(0);
     const chainServe = async (method: string, params: never): Promise<string> => toChain.rpc({ method, params });
-    let valueAsks = 0;
-    const reader = await StateReader.open({
-      spec: await chainSpecFromGenesis(JSON.stringify(devNetwork.genesisJson)),
-      chain: {
-        stateValues: (keys) => {
-          valueAsks += keys.length;
-          return Promise.resolve(actor.reader.stateValues({ keys }));
-        },
-        block: async (ref) => actor.reader.block({ ref }),
-        canonicalHash: async (number) => actor.reader.canonicalHash({ number }),
-      },
-      head: () => ({ number: opened.getHead().number, hash: opened.getHead().hash }),
-      rpcGasCap: 0n,
-      verifyKzg: async () => false,
-    });
     const readerServe = serveMethodsAsJsonText('reader', reader.handlers);
 
     const key = DEV_ACCOUNTS[0].privateKey;
