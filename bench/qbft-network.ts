@@ -20,7 +20,7 @@ import { jsonPostRequest, rpcBody, RpcClient, runClosedLoop, type ClosedLoopResu
 import { MachineMeter, readCpuMs, RssSampler } from './lib/proc.js';
 import { accountFromKey, randomAccount, signingCommon, signTx, type Account, type SignedTx } from './lib/signing.js';
 import { LatencyRecorder, MessageTally, percentile, summarizeLatencies } from './lib/stats.js';
-import { blockFill, includedRate, sendAllOrThrow, sleep, tallyError, waitForNonces, watchInclusion } from './lib/tx-load.js';
+import { blockFill, includedRate, sendAllOrThrow, sleep, startInclusionWatch, tallyError, waitForNonces } from './lib/tx-load.js';
 
 const HOST = '127.0.0.1';
 const GWEI = 10n ** 9n;
@@ -111,21 +111,13 @@ async function main(): Promise<void> {
   const rejected = new MessageTally();
   let accepted = 0;
 
-  const submissionStarted = performance.now();
-  let markSubmitted: () => void = () => undefined;
-  const submitted = new Promise<void>((resolve) => (markSubmitted = resolve));
-  const watcherRpc = new RpcClient(HOST, ports[0]!);
-  onCleanup('inclusion watcher connection', () => watcherRpc.close());
-  const watching = watchInclusion(watcherRpc, {
+  const { submissionStarted, submissionEnded, result: watching } = startInclusionWatch(HOST, ports[0]!, {
     fromBlock,
     pending,
-    submitted,
-    submissionStarted,
     includeTimeoutSeconds: flags['include-timeout'],
     maxSeconds: flags['max-seconds'],
     pollMs: POLL_MS,
   });
-  watching.catch(() => undefined);
 
   const connectionsPerTarget = Math.max(1, Math.round(flags.concurrency / targets.length));
   const submissions: ClosedLoopResult[] = await Promise.all(
@@ -150,7 +142,7 @@ async function main(): Promise<void> {
       });
     }),
   );
-  markSubmitted();
+  submissionEnded();
   const submitMs = Math.max(...submissions.map((s) => s.wallMs));
   const transportErrors = submissions.reduce((sum, s) => sum + s.transportErrors, 0);
   const latency = summarizeLatencies(latencies);

@@ -18,7 +18,7 @@ import { onCleanup, runBenchmark } from './lib/cleanup.js';
 import { startBenchNode } from './lib/dev-node.js';
 import { fixed, log, megabytes, printTable, rate } from './lib/format.js';
 import { jsonPostRequest, rpcBody, RpcClient, runClosedLoop, type LoadJob } from './lib/http-client.js';
-import { blockFill, includedRate, sendAllOrThrow, tallyError, waitForNonces, watchInclusion, type InclusionFigures } from './lib/tx-load.js';
+import { blockFill, includedRate, sendAllOrThrow, startInclusionWatch, tallyError, waitForNonces, type InclusionFigures } from './lib/tx-load.js';
 import { readCpuMs, RssSampler } from './lib/proc.js';
 import { HEAP_SNAPSHOT_DIR_ENV } from '../src/main/supervisor/memory.js';
 import { describeNodeMemory, NodeMemoryLog } from './lib/node-memory-log.js';
@@ -283,22 +283,13 @@ async function runWorkload(
   let accepted = 0;
   let hashMismatches = 0;
 
-  const submissionStarted = performance.now();
-  let markSubmitted: () => void = () => undefined;
-  const submitted = new Promise<void>((resolve) => (markSubmitted = resolve));
-  const watcherRpc = new RpcClient(HOST, port);
-  const unregisterWatcher = onCleanup('inclusion watcher connection', () => watcherRpc.close());
-  const watching = watchInclusion(watcherRpc, {
+  const { submissionStarted, submissionEnded, result: watching } = startInclusionWatch(HOST, port, {
     fromBlock,
     pending,
-    submitted,
-    submissionStarted,
     includeTimeoutSeconds: flags['include-timeout'],
     maxSeconds: flags['max-seconds'],
     pollMs: POLL_MS,
   });
-  // Awaited after submission; until then a failure must not surface as an unhandled rejection.
-  watching.catch(() => undefined);
 
   let next = 0;
   const submission = await runClosedLoop({ host: HOST, port, connections: flags.concurrency, maxRunMs: 120_000 }, (): LoadJob | undefined => {
@@ -321,7 +312,7 @@ async function runWorkload(
       },
     };
   });
-  markSubmitted();
+  submissionEnded();
   const latency = summarizeLatencies(latencies);
   log(
     `submitted: ${accepted} accepted of ${signed.length} in ${fixed(submission.wallMs / 1000, 2)} s → ${fixed(rate(accepted, submission.wallMs))} tx/s; ` +
@@ -332,8 +323,6 @@ async function runWorkload(
   if (hashMismatches > 0) log(`WARNING: ${hashMismatches} answers carried a different transaction hash than the one signed`);
 
   const inclusion = await watching;
-  unregisterWatcher();
-  watcherRpc.close();
   const peakRssKb = rss.peak();
   const cpuMsPerTx = ((readCpuMs(rss.pid) ?? Number.NaN) - (cpuAtStart ?? Number.NaN)) / accepted;
   const ourBlocks = inclusion.blocks.filter((b) => b.ours > 0);

@@ -4,7 +4,8 @@
  * when submitted transactions are included.
  */
 import { toBeHex } from 'ethers';
-import { jsonPostRequest, rpcBody, runClosedLoop, type RpcClient } from './http-client.js';
+import { onCleanup } from './cleanup.js';
+import { jsonPostRequest, rpcBody, RpcClient, runClosedLoop } from './http-client.js';
 import type { Account, SignedTx } from './signing.js';
 import { MessageTally } from './stats.js';
 
@@ -154,4 +155,28 @@ export function blockFill(inclusion: InclusionFigures): string[] {
       const previous = timestampOf.get(b.number - 1);
       return previous === undefined ? `${b.txCount}` : `${b.txCount} (+${b.timestamp - previous}s)`;
     });
+}
+
+/**
+ * Starts an inclusion watch at submission start, on its own connection to `host:port`:
+ * `submissionEnded()` tells it submission is over; `result` resolves with the figures (the connection
+ * closed).
+ */
+export function startInclusionWatch(
+  host: string,
+  port: number,
+  options: Omit<InclusionWatch, 'submitted' | 'submissionStarted'>,
+): { submissionStarted: number; submissionEnded: () => void; result: Promise<InclusionFigures> } {
+  const submissionStarted = performance.now();
+  let submissionEnded: () => void = () => undefined;
+  const submitted = new Promise<void>((resolve) => (submissionEnded = resolve));
+  const rpc = new RpcClient(host, port);
+  const unregister = onCleanup('inclusion watcher connection', () => rpc.close());
+  const result = watchInclusion(rpc, { ...options, submitted, submissionStarted }).finally(() => {
+    unregister();
+    rpc.close();
+  });
+  // Awaited after submission; until then a failure must not surface as an unhandled rejection.
+  result.catch(() => undefined);
+  return { submissionStarted, submissionEnded, result };
 }
