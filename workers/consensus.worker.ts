@@ -73,6 +73,7 @@ exposeControl('consensus', {
       {
         head: () => chain.request('head', null),
         selectTransactions: (req) => pool.request('select', req),
+        prebuild: async (req) => (await chain.request('prebuild', req)).included,
         build: (req) => chain.request('build', req),
         discardBuilt: async () => {
           await chain.request('discardBuilt', null);

@@ -108,6 +108,7 @@ export class ChainActor {
     };
     this.consensus = {
       head: () => chain.getHead(),
+      prebuild: async (request) => ({ included: await chain.prebuild(request) }),
       build: async (request) => {
         const built = await chain.buildBlock(request);
         return {
@@ -115,6 +116,7 @@ export class ChainActor {
           hash: built.hash,
           rlp: built.rlp,
           txCount: built.block.transactions.length,
+          executedAhead: built.executedAhead,
           gasUsed: built.block.header.gasUsed,
           rejected: built.rejected,
         };

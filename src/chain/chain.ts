@@ -2,19 +2,9 @@ import type { Block, HeaderData } from '@ethereumjs/block';
 import type { StateManagerInterface } from '@ethereumjs/common';
 import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
 import { createMPT } from '@ethereumjs/mpt';
-import type { TypedTransaction } from '@ethereumjs/tx';
-import { createTxFromRLP, isBlob4844Tx } from '@ethereumjs/tx';
-import {
-  KECCAK256_RLP,
-  bigIntToBytes,
-  type Address,
-  bytesToHex,
-  equalsBytes,
-} from '@ethereumjs/util';
-import { EVMError } from '@ethereumjs/evm';
-import { Bloom, encodeReceipt, runTx } from '@ethereumjs/vm';
+import { type Address, bytesToHex, equalsBytes } from '@ethereumjs/util';
 import type { VM } from '@ethereumjs/vm';
-import type { BuildRequest, HeadInfo, NewHeadEvent, RejectedTx } from '../shared/actors/messages.js';
+import type { BuildRequest, HeadInfo, NewHeadEvent, PrebuildRequest } from '../shared/actors/messages.js';
 import type { ChainOptions } from '../shared/actors/worker-data.js';
 import type { ChainSpec } from '../shared/execution/chain-spec.js';
 import { runBlockWithRewards } from '../shared/execution/qbft-block-rewards.js';
@@ -22,7 +12,7 @@ import { ChainStore } from './chain-store.js';
 import { KvStore } from '../shared/storage/kv-store.js';
 import { KzgVerifierPool } from '../shared/execution/kzg-verifier.js';
 import type { KvOp } from '../shared/storage/kv-store.js';
-import { ScratchState, adoptSenders, bodyDigest, canReuse, pinKnown, recoverSenders, sameBody } from './block-validation.js';
+import { ScratchState, adoptSenders, bodyDigest, canReuse, recoverSenders, sameBody } from './block-validation.js';
 import type { BlockValidation, ExecutedBlock, KnownSenderKeys } from './block-validation.js';
 import { InvalidBlockError, OMMER_WINDOW, firstLine, validateBody, validateHeader } from './import-rules.js';
 import type { ChainImportRules, ImportRuleOptions } from './import-rules.js';
@@ -30,24 +20,11 @@ import { BoundedStateCaches, StateDb, YieldingStateDb } from './state-db.js';
 import { tuneInterpreter } from '../shared/execution/evm-tuning.js';
 import { createExecutionVm } from '../shared/execution/execution-vm.js';
 import { StateViews, type StateStore } from '../shared/execution/state-views.js';
-import { collectRequests, runPreTransactionSystemCalls } from '../shared/execution/system-calls.js';
 import { BatchCommitStateManager, decodedAccountCaches } from './batch-commit-state.js';
 import { keccak256 } from '../shared/ethereum/keccak.js';
 import { schemaVersionMismatch } from './storage-schema.js';
-import { txCommonFor } from '../shared/ethereum/tx-common.js';
-import { orderedTrieRoot } from '../shared/ethereum/ordered-trie.js';
-import { encodeBlock, transactionItems } from './block-encoding.js';
-import { effectiveGasPrice } from '../shared/ethereum/fees.js';
+import { encodeBlock } from './block-encoding.js';
 import type { StoredReceipt } from '../shared/ethereum/chain-records.js';
-
-/** How long block building runs before it lets other messages through. */
-const YIELD_EVERY_MS = 10;
-
-/**
- * Bytes of an encoded block besides its transactions, kept free under EIP-7934's size limit: the
- * header (about 700 bytes with every post-Prague field), list prefixes and an empty withdrawals list.
- */
-const BLOCK_SIZE_RESERVE = 4096;
 
 /**
  * The building state's account, storage and code caches carry over from block to block, so that the
@@ -58,19 +35,10 @@ const BLOCK_SIZE_RESERVE = 4096;
  */
 const BUILD_STATE_CACHE_ENTRIES = 50_000;
 
-export interface BuiltBlock {
-  block: Block;
-  /** `block.serialize()`, made from the transactions' bytes. */
-  rlp: Uint8Array;
-  /** The transactions' block-body items (block-encoding.ts), to encode the block again once sealed. */
-  txItems: Uint8Array[];
-  /** The header fields the block was made from, so sealing can remake it with new extraData. */
-  headerData: HeaderData;
-  hash: Uint8Array;
-  receipts: StoredReceipt[];
-  /** Candidates that could not be included, and why. */
-  rejected: RejectedTx[];
-}
+import { BlockAssembly, toStoredReceipt } from './block-assembly.js';
+import type { BuiltBlock } from './block-assembly.js';
+
+export type { BuiltBlock } from './block-assembly.js';
 
 /**
  * The chain: the one owner of RocksDB, world state and execution. It builds blocks with its own
@@ -91,6 +59,8 @@ export class Chain {
   private executed: ExecutedBlock | undefined;
   /** The block buildBlock made last, held until it is imported as committed or discarded. */
   private built: BuiltBlock | undefined;
+  /** The block prebuild began on the head, which buildBlock finishes; abandoned by anything else that uses the building state. */
+  private assembly: BlockAssembly | undefined;
 
   private constructor(
     readonly spec: ChainSpec,
@@ -153,7 +123,7 @@ export class Chain {
    * makes every earlier record durable too.
    */
   async close(): Promise<void> {
-    await this.exclusive(async () => {
+    await this.exclusiveOnBuildState(async () => {
       // A validation in progress reads the database: let it finish first.
       await this.scratch?.then((scratch) => scratch.idle(), () => undefined);
       if (!this.syncEachBlock) await this.kv.write([this.store.headOp(this.head.hash)], { sync: true });
@@ -163,16 +133,85 @@ export class Chain {
   }
 
   /**
-   * Executes candidate transactions on the head state and assembles a block. The block is held, not
-   * stored (a block held from an earlier build is dropped first): `importCommitted` stores it once
-   * sealed, `discardBuilt` drops it.
+   * Executes candidate transactions on the head state ahead of the block timer, into the block that
+   * `buildBlock` with the same time and coinbase will finish (a proposer's transactions then run as
+   * they arrive, not all at the timer). Does nothing when the head is not `parentHash` or a built
+   * block is held; a block for another time or coinbase is abandoned. Answers how many transactions
+   * the block holds so far.
+   */
+  prebuild(req: PrebuildRequest): Promise<number> {
+    return this.exclusive(async () => {
+      if (this.built || !equalsBytes(req.parentHash, this.head.hash)) return 0;
+      const assembly = await this.assemblyFor(req.timestamp, req.coinbase);
+      await this.onAssembly(() => assembly.add(req.transactions, Infinity, req.maxTransactions));
+      return assembly.transactionCount;
+    });
+  }
+
+  /**
+   * Executes candidate transactions on the head state and assembles a block, continuing the one
+   * `prebuild` began when it is for the same time and coinbase. The block is held, not stored (a
+   * block held from an earlier build is dropped first): `importCommitted` stores it once sealed,
+   * `discardBuilt` drops it.
    */
   buildBlock(req: BuildRequest): Promise<BuiltBlock> {
     return this.exclusive(async () => {
       if (this.built) await this.dropBuilt();
-      this.built = await this.build(req);
+      const deadline = Date.now() + req.maxBuildMs;
+      const assembly = await this.assemblyFor(req.timestamp, req.coinbase);
+      const executedAhead = assembly.transactionCount;
+      this.built = await this.onAssembly(async () => {
+        await assembly.add(req.transactions, deadline, req.maxTransactions);
+        return assembly.seal(req.extraData, executedAhead);
+      });
+      this.assembly = undefined;
       return this.built;
     });
+  }
+
+  /** The open block assembly for a block at `timestamp` by `coinbase` on the head; a new one if it is for another block. */
+  private async assemblyFor(timestamp: bigint, coinbase: Uint8Array): Promise<BlockAssembly> {
+    if (this.assembly?.isFor(this.head.hash, timestamp, coinbase)) return this.assembly;
+    await this.abandonAssembly();
+    const parent = this.headBlock.header;
+    const vm = this.buildVm;
+    branchLookupOf(vm).tip = this.head.hash;
+    vm.common.setHardforkBy({ blockNumber: parent.number + 1n, timestamp });
+    // EIP-1559's first block: the limit is measured from twice the parent's (elasticity 2), so the
+    // block that keeps the same gas target doubles it (header rules refuse the undoubled one).
+    const londonForkBlock = vm.common.isActivatedEIP(1559) && parent.baseFeePerGas === undefined;
+    const parentGasLimit = londonForkBlock ? parent.gasLimit * 2n : parent.gasLimit;
+    const gasLimit = nextGasLimit(parentGasLimit, this.options.targetGasLimit);
+    try {
+      this.assembly = await BlockAssembly.open(vm, this.spec, this.options, { parentHash: this.head.hash, parent, timestamp, coinbase, gasLimit });
+    } catch (err) {
+      await this.resetBuildState();
+      throw err;
+    }
+    return this.assembly;
+  }
+
+  /** Runs work on the open assembly; if it fails, the assembly is abandoned and the building state reset. */
+  private async onAssembly<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (err) {
+      await this.abandonAssembly();
+      await this.resetBuildState();
+      throw err;
+    }
+  }
+
+  /**
+   * Reverts the open assembly, if any, and puts the building state back at the head: done before
+   * anything else uses the building state (imports, discarding a built block, closing).
+   */
+  private async abandonAssembly(): Promise<void> {
+    const assembly = this.assembly;
+    if (!assembly) return;
+    this.assembly = undefined;
+    await assembly.abandon();
+    await this.resetBuildState();
   }
 
   /**
@@ -181,7 +220,7 @@ export class Chain {
    * reused; otherwise it is executed in full.
    */
   importCommitted(rlp: Uint8Array): Promise<NewHeadEvent> {
-    return this.exclusive(async () => {
+    return this.exclusiveOnBuildState(async () => {
       // Our own block, or the proposal this node validated, comes back with its seals: its header is
       // all that needs decoding.
       const header = this.spec.decodeHeaderOfBlock(rlp);
@@ -214,7 +253,7 @@ export class Chain {
 
   /** Stores the held block, `built`, with the sealed extraData consensus gave it, as the new head. */
   importBuilt(built: BuiltBlock, sealedExtraData: Uint8Array): Promise<NewHeadEvent> {
-    return this.exclusive(() => this.importBuiltUnlocked(built, sealedExtraData));
+    return this.exclusiveOnBuildState(() => this.importBuiltUnlocked(built, sealedExtraData));
   }
 
   private async importBuiltUnlocked(built: BuiltBlock, sealedExtraData: Uint8Array): Promise<NewHeadEvent> {
@@ -230,7 +269,7 @@ export class Chain {
   }
 
   discardBuilt(): Promise<void> {
-    return this.exclusive(() => this.dropBuilt());
+    return this.exclusiveOnBuildState(() => this.dropBuilt());
   }
 
   private async dropBuilt(): Promise<void> {
@@ -246,7 +285,7 @@ export class Chain {
    * undefined. A block already stored answers undefined too.
    */
   importBlock(block: Block): Promise<NewHeadEvent | undefined> {
-    return this.exclusive(() => (equalsBytes(block.header.parentHash, this.head.hash) ? this.importUnlocked(block) : this.importOffHead(block)));
+    return this.exclusiveOnBuildState(() => (equalsBytes(block.header.parentHash, this.head.hash) ? this.importUnlocked(block) : this.importOffHead(block)));
   }
 
   private async importUnlocked(block: Block): Promise<NewHeadEvent> {
@@ -535,163 +574,6 @@ export class Chain {
     await this.buildVm.stateManager.setStateRoot(this.head.stateRoot, true);
   }
 
-  private async build(req: BuildRequest): Promise<BuiltBlock> {
-    const parent = this.headBlock.header;
-    const vm = this.buildVm;
-    branchLookupOf(vm).tip = this.head.hash;
-    const common = vm.common;
-    common.setHardforkBy({ blockNumber: parent.number + 1n, timestamp: req.timestamp });
-    // EIP-1559's first block: the limit is measured from twice the parent's (elasticity 2), so the
-    // block that keeps the same gas target doubles it (header rules refuse the undoubled one).
-    const londonForkBlock = common.isActivatedEIP(1559) && parent.baseFeePerGas === undefined;
-    const parentGasLimit = londonForkBlock ? parent.gasLimit * 2n : parent.gasLimit;
-    const headerData: HeaderData = {
-      parentHash: this.head.hash,
-      number: parent.number + 1n,
-      timestamp: req.timestamp,
-      coinbase: req.coinbase,
-      gasLimit: nextGasLimit(parentGasLimit, this.options.targetGasLimit),
-      extraData: req.extraData,
-      difficulty: 1n,
-      nonce: new Uint8Array(8),
-      mixHash: parent.mixHash,
-    };
-    if (common.isActivatedEIP(1559)) {
-      headerData.baseFeePerGas = parent.baseFeePerGas === undefined ? 1_000_000_000n : parent.calcNextBaseFee();
-    }
-    const blockGasLimit = headerData.gasLimit as bigint;
-    if (common.isActivatedEIP(4844)) {
-      headerData.blobGasUsed = 0n;
-      headerData.excessBlobGas = parent.excessBlobGas === undefined ? 0n : parent.calcNextExcessBlobGas(common);
-    }
-    if (common.isActivatedEIP(4788)) headerData.parentBeaconBlockRoot = new Uint8Array(32);
-    if (common.isActivatedEIP(4895)) headerData.withdrawalsRoot = KECCAK256_RLP;
-    // The block whose environment (number, time, coinbase, base fee) the transactions execute in;
-    // with a QBFT mining beneficiary, fees (and COINBASE) go to it rather than the header coinbase.
-    const executionCoinbase = this.spec.blockRewards?.executionCoinbase(parent.number + 1n, req.timestamp, req.coinbase) ?? req.coinbase;
-    const envBlock = this.spec.createBlock({ ...headerData, coinbase: executionCoinbase }, [], common.isActivatedEIP(4895) ? [] : undefined);
-
-    let checkpointOpen = false;
-    try {
-      await vm.evm.journal.checkpoint();
-      checkpointOpen = true;
-      await runPreTransactionSystemCalls(vm, {
-        number: headerData.number as bigint,
-        timestamp: req.timestamp,
-        parentHash: this.head.hash,
-        parentBeaconBlockRoot: new Uint8Array(32),
-      });
-
-      const included: TypedTransaction[] = [];
-      const includedBytes: Uint8Array[] = [];
-      /** Execution results of the included transactions: the EIP-6110 deposits are read from their logs. */
-      const results: TxExecution[] = [];
-      const receipts: StoredReceipt[] = [];
-      const consensusReceipts: Uint8Array[] = [];
-      const rejected: RejectedTx[] = [];
-      // A sender with a candidate left out of this block cannot run its later nonces in it: they are
-      // skipped without being tried (tried, they would only fail on their nonce).
-      const blockedSenders = new Set<string>();
-      const bloom = new Bloom(undefined, common);
-      let gasUsed = 0n;
-      const deadline = Date.now() + req.maxBuildMs;
-      const txCommon = txCommonFor(this.spec.chainId, common.hardfork());
-      const blobGasPerBlob = common.isActivatedEIP(4844) ? common.param('blobGasPerBlob') : 0n;
-      const maxBlobGasPerBlock = common.isActivatedEIP(4844) ? common.getBlobGasSchedule().maxBlobGasPerBlock : 0n;
-      let blobGasUsed = 0n;
-      // EIP-7934: the encoded block stays under the limit; the header, withdrawals and list prefixes get a reserve.
-      const maxBodyBytes = common.isActivatedEIP(7934) ? Number(common.param('maxRlpBlockSize')) - BLOCK_SIZE_RESERVE : Infinity;
-      let bodyBytes = 0;
-      let lastYield = Date.now();
-      for (const candidate of req.transactions) {
-        const now = Date.now();
-        if (now > deadline) break;
-        if (now - lastYield >= YIELD_EVERY_MS) {
-          // The loop's awaits resolve as microtasks, which starve the mailbox: let queued reads and the
-          // pool's account lookups through now and then, so that admission does not stall for a build.
-          await new Promise((resolve) => setImmediate(resolve));
-          lastYield = Date.now();
-        }
-        const senderKey = () => bytesToHex(candidate.senderPublicKey);
-        if (blockedSenders.size > 0 && blockedSenders.has(senderKey())) continue;
-        let tx: TypedTransaction;
-        try {
-          // Frozen by pinKnown, once it has the hash and sender the pool found.
-          tx = createTxFromRLP(candidate.raw, { common: txCommon, freeze: false });
-        } catch (err) {
-          // Valid when admitted but not under this block's fork (e.g. over Osaka's EIP-7825 gas cap).
-          rejected.push({ hash: candidate.hash, reason: 'invalid', detail: firstLine(err) });
-          blockedSenders.add(senderKey());
-          continue;
-        }
-        // The pool recovered and checked this signature, and hashed the bytes, already: trusting both
-        // skips a second recovery and a re-serialisation and keccak per transaction.
-        pinKnown(tx, candidate);
-        const txBlobGas = isBlob4844Tx(tx) ? BigInt(tx.blobVersionedHashes.length) * blobGasPerBlob : 0n;
-        const txBytes = candidate.raw.length;
-        if (
-          gasUsed + tx.gasLimit > blockGasLimit ||
-          (txBlobGas > 0n && blobGasUsed + txBlobGas > maxBlobGasPerBlock) ||
-          bodyBytes + txBytes > maxBodyBytes
-        ) {
-          blockedSenders.add(senderKey());
-          continue;
-        }
-        let result;
-        try {
-          result = await runTx(vm, { tx, block: envBlock, blockGasUsed: gasUsed, skipHardForkValidation: true });
-        } catch (err) {
-          // The pool must not forget a transaction silently (a sender's transactions past its balance
-          // used to vanish here): it hears why each one was left out and decides — a used nonce is
-          // final, a short balance may not be.
-          rejected.push(await rejectionOf(vm, envBlock, tx, txBlobGas, candidate.hash, err));
-          blockedSenders.add(senderKey());
-          continue;
-        }
-        gasUsed += result.totalGasSpent;
-        blobGasUsed += txBlobGas;
-        bodyBytes += txBytes;
-        results.push(result);
-        const receipt = toStoredReceipt(tx, result, gasUsed, headerData.baseFeePerGas as bigint | undefined, this.options);
-        if (txBlobGas > 0n) receipt.blobGasPrice = envBlock.header.getBlobGasPrice();
-        receipts.push(receipt);
-        consensusReceipts.push(
-          encodeReceipt(
-            { status: receipt.status ?? 0, cumulativeBlockGasUsed: gasUsed, bitvector: receipt.logsBloom, logs: receipt.logs },
-            tx.type,
-          ),
-        );
-        bloom.or(result.bloom);
-        included.push(tx);
-        includedBytes.push(candidate.raw);
-      }
-      await this.spec.blockRewards?.finalizeBlockState(vm.stateManager, { number: parent.number + 1n, timestamp: req.timestamp, coinbase: req.coinbase });
-      const requestsHash = common.isActivatedEIP(7685) ? (await collectRequests(vm, results, blockGasLimit)).requestsHash : undefined;
-      checkpointOpen = false;
-      await vm.evm.journal.commit();
-      const stateRoot = await vm.stateManager.getStateRoot();
-
-      const builtHeader: HeaderData = {
-        ...headerData,
-        stateRoot,
-        transactionsTrie: orderedTrieRoot(includedBytes),
-        receiptTrie: orderedTrieRoot(consensusReceipts),
-        logsBloom: bloom.bitvector,
-        gasUsed,
-        ...(common.isActivatedEIP(4844) ? { blobGasUsed } : {}),
-        ...(requestsHash !== undefined ? { requestsHash } : {}),
-      };
-      const block = this.spec.createBlock(builtHeader, included, common.isActivatedEIP(4895) ? [] : undefined);
-      const txItems = transactionItems(includedBytes);
-      return { block, rlp: encodeBlock(block, txItems), txItems, headerData: builtHeader, hash: block.hash(), receipts, rejected };
-    } catch (err) {
-      // Writes still in the open checkpoint must not reach the trie when the state is reset.
-      if (checkpointOpen) await vm.evm.journal.revert();
-      await this.resetBuildState();
-      throw err;
-    }
-  }
-
   /** `stateOps`: the block's state writes, by default those the building state staged; `rlp`: the block's encoding when known. */
   private async storeAsHead(block: Block, receipts: StoredReceipt[], stateOps: KvOp[] = this.stateDb.drainStaged(), rlp?: Uint8Array): Promise<NewHeadEvent> {
     const hash = block.hash();
@@ -714,6 +596,14 @@ export class Chain {
     };
   }
 
+  /** `exclusive` for work that uses the building state other than assembling: any open assembly is abandoned first. */
+  private exclusiveOnBuildState<T>(fn: () => Promise<T>): Promise<T> {
+    return this.exclusive(async () => {
+      await this.abandonAssembly();
+      return fn();
+    });
+  }
+
   private exclusive<T>(fn: () => Promise<T>): Promise<T> {
     const next = this.writeLock.then(fn, fn);
     this.writeLock = next.catch(() => undefined);
@@ -730,28 +620,6 @@ async function openState(stateDb: StateStore, caches?: Caches): Promise<MerkleSt
   return new BatchCommitStateManager({ trie, caches });
 }
 
-
-type TxExecution = Awaited<ReturnType<typeof runTx>>;
-
-/**
- * Why `runTx` refused a block candidate, judged from the block and the account it met (ethereumjs'
- * error texts are not an API): its nonce was used already or is ahead of the account's, it offers less
- * than the block's base fee or blob base fee, the balance does not cover gas limit × max price + value
- * (+ blob gas × max blob fee), or something else made it invalid.
- */
-async function rejectionOf(vm: VM, block: Block, tx: TypedTransaction, blobGas: bigint, hash: Uint8Array, err: unknown): Promise<RejectedTx> {
-  const account = await vm.stateManager.getAccount(tx.getSenderAddress());
-  const nonce = account?.nonce ?? 0n;
-  if (tx.nonce < nonce) return { hash, reason: 'nonce-too-low' };
-  if (tx.nonce > nonce) return { hash, reason: 'nonce-too-high' };
-  const maxPrice = 'maxFeePerGas' in tx ? tx.maxFeePerGas : tx.gasPrice;
-  const { baseFeePerGas } = block.header;
-  if (baseFeePerGas !== undefined && maxPrice < baseFeePerGas) return { hash, reason: 'underpriced' };
-  if (isBlob4844Tx(tx) && tx.maxFeePerBlobGas < block.header.getBlobGasPrice()) return { hash, reason: 'underpriced' };
-  const blobFee = isBlob4844Tx(tx) ? blobGas * tx.maxFeePerBlobGas : 0n;
-  if ((account?.balance ?? 0n) < tx.gasLimit * maxPrice + tx.value + blobFee) return { hash, reason: 'insufficient-funds' };
-  return { hash, reason: 'invalid', detail: firstLine(err) };
-}
 
 /** Besu's gas-limit bounds (`TargetingGasLimitCalculator`): 1/1024 of the parent per block, never below 5000. */
 const GAS_LIMIT_ADJUSTMENT_FACTOR = 1024n;
@@ -774,33 +642,6 @@ export function nextGasLimit(parentGasLimit: bigint, target: bigint | undefined)
   const lowered = parentGasLimit - maxStep;
   const bounded = target > lowered ? target : lowered;
   return bounded < MIN_GAS_LIMIT ? MIN_GAS_LIMIT : bounded;
-}
-
-function toStoredReceipt(
-  tx: TypedTransaction,
-  result: TxExecution,
-  cumulativeGasUsed: bigint,
-  baseFee: bigint | undefined,
-  options: ChainOptions,
-): StoredReceipt {
-  const receipt: StoredReceipt = {
-    status: result.execResult.exceptionError ? 0 : 1,
-    cumulativeGasUsed,
-    gasUsed: result.totalGasSpent,
-    logsBloom: result.bloom.bitvector,
-    logs: (result.execResult.logs ?? []) as StoredReceipt['logs'],
-    txType: tx.type,
-    effectiveGasPrice: effectiveGasPrice(tx, baseFee),
-    from: tx.getSenderAddress().bytes,
-  };
-  if (tx.to) receipt.to = tx.to.bytes;
-  if (result.createdAddress) receipt.contractAddress = result.createdAddress.bytes;
-  if (result.blobGasUsed !== undefined) receipt.blobGasUsed = result.blobGasUsed;
-  // Besu keeps the REVERT data (possibly empty), not the reason of other failures (out of gas, ...).
-  if (options.revertReasonEnabled && result.execResult.exceptionError?.error === EVMError.errorMessages.REVERT) {
-    receipt.revertReason = result.execResult.returnValue;
-  }
-  return receipt;
 }
 
 /**

@@ -8,7 +8,8 @@
  * 1) finalises alone.
  */
 import type { Genesis } from '../shared/ethereum/genesis.js';
-import type { BuildRequest, BuiltBlockInfo, HeadInfo, PoolTxForBlock, RejectedTx } from '../shared/actors/messages.js';
+import type { BlockSelection, BuildRequest, BuiltBlockInfo, HeadInfo, PoolTxForBlock, PrebuildRequest, RejectedTx } from '../shared/actors/messages.js';
+import { BlockPrebuilder } from './block-prebuilder.js';
 import type { MethodHandlers } from '../shared/rpc/registry.js';
 import { QbftBlock } from '../shared/qbft/block.js';
 import { QbftController } from './controller.js';
@@ -26,7 +27,9 @@ import type { HeaderSummary } from '../shared/qbft/validators.js';
 /** What consensus asks of the chain and the pool. */
 export interface NodeChainPorts {
   head(): Promise<HeadInfo>;
-  selectTransactions(req: { maxCount: number; gasLimit: bigint; baseFee?: bigint }): Promise<PoolTxForBlock[]>;
+  selectTransactions(req: BlockSelection): Promise<{ transactions: PoolTxForBlock[]; nextSequence: number }>;
+  /** Executes transactions into the block a later `build` with the same time and coinbase finishes; answers how many it holds. */
+  prebuild(req: PrebuildRequest): Promise<number>;
   /** Builds on the head and holds the block (dropping any held before); answers with its RLP. */
   build(req: BuildRequest): Promise<BuiltBlockInfo>;
   /** Drops the held block and puts the building state back at the head. */
@@ -68,6 +71,7 @@ export class NodeConsensus {
   readonly controller: QbftController;
   readonly runner: QbftRunner;
   readonly rpc: MethodHandlers<'consensus'>;
+  private readonly prebuilder: BlockPrebuilder;
   private head: HeadInfo | undefined;
   private lastValidatorState: string | undefined;
 
@@ -93,6 +97,9 @@ export class NodeConsensus {
       futureMessagesMaxDistance: fixed.futureMessagesMaxDistance,
       earlyRoundChange: config.earlyRoundChange ?? false,
     });
+    this.prebuilder = new BlockPrebuilder(chain, scheduler, this.controller.address, () => this.selection(), (err) =>
+      this.log(`QBFT: executing transactions ahead of the block timer failed: ${err instanceof Error ? err.message : String(err)}`, 'debug'),
+    );
     this.runner = new QbftRunner(this.controller, this.ports(), scheduler, { messageQueueLimit: fixed.messageQueueLimit });
     this.rpc = {
       ...this.qbftRpc(chain),
@@ -103,6 +110,7 @@ export class NodeConsensus {
       },
       miner_stop: async () => {
         await this.runner.pause();
+        await this.prebuilder.stop();
         await this.chain.discardBuilt();
         return true;
       },
@@ -137,8 +145,9 @@ export class NodeConsensus {
   }
 
   /** Stops timers and waits for a block in progress to be imported or dropped. */
-  stop(): Promise<void> {
-    return this.runner.stop();
+  async stop(): Promise<void> {
+    await this.runner.stop();
+    await this.prebuilder.stop();
   }
 
   private ports(): QbftPorts {
@@ -154,6 +163,7 @@ export class NodeConsensus {
       heightContext: async (head) => {
         const context = await this.tracker.heightContext(head);
         this.reportRole(context.height, context.validators);
+        void this.prebuilder.startHeight(context);
         return context;
       },
       onEvent: (event) => this.logEvent(event),
@@ -170,23 +180,34 @@ export class NodeConsensus {
   }
 
   private async build(request: BuildBlockRequest): Promise<QbftBlock> {
+    // What the chain executed ahead of the timer stays in its block; what it is doing now finishes first.
+    await this.prebuilder.stop();
     const head = this.head;
     if (!head || !bytesEqual(head.hash, request.parentHash)) throw new Error('the head moved before the block could be built');
     const period = this.schedule.settingsFor(request.height, request.timestamp).blockPeriodSeconds;
-    const transactions = await this.chain.selectTransactions({
-      maxCount: this.config.maxTransactionsPerBlock,
-      gasLimit: head.gasLimit,
-      ...(head.nextBaseFeePerGas === undefined ? {} : { baseFee: head.nextBaseFeePerGas }),
-    });
+    const selection = this.selection();
+    const { transactions } = await this.chain.selectTransactions(selection);
     const built = await this.chain.build({
       timestamp: request.timestamp,
       coinbase: request.coinbase,
       extraData: request.extraData,
       maxBuildMs: period * 1000 * this.config.txSelectionShare,
+      maxTransactions: selection.maxCount,
       transactions,
     });
     if (built.rejected.length > 0) await this.chain.reportRejected(built.rejected);
+    if (built.executedAhead > 0) this.log(`QBFT: ${built.executedAhead} of block ${request.height}'s ${built.txCount} transactions ran ahead of its timer`, 'debug');
     return QbftBlock.fromRlp(built.rlp);
+  }
+
+  /** What block building asks the pool for, on the current head. */
+  private selection(): BlockSelection {
+    const head = this.head;
+    return {
+      maxCount: this.config.maxTransactionsPerBlock,
+      gasLimit: head?.gasLimit ?? 0n,
+      ...(head?.nextBaseFeePerGas === undefined ? {} : { baseFee: head.nextBaseFeePerGas }),
+    };
   }
 
   private reportRole(height: bigint, validators: Uint8Array[]): void {

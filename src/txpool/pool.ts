@@ -140,6 +140,11 @@ export interface BlockSelectionRequest {
    * means "use the nonce the pool last learned".
    */
   senderNonce?: (sender: string) => bigint | undefined;
+  /**
+   * Leave out transactions that arrived before this point (`arrivalSequence` at an earlier
+   * selection): the block has them already. They still count against `gasLimit` and `maxCount`.
+   */
+  fromSequence?: number;
 }
 
 export interface PoolStats {
@@ -422,6 +427,11 @@ export class TransactionPool {
    * transaction that cannot pay the base fee, or does not fit in the remaining gas, ends its sender's
    * run for this block.
    */
+  /** Where the next transaction to arrive will stand in arrival order (see `fromSequence`). */
+  get arrivalSequence(): number {
+    return this.nextSequence;
+  }
+
   selectForBlock(request: BlockSelectionRequest): DecodedTx[] {
     const { baseFee, maxCount } = request;
     const candidates = new BinaryHeap<PrioritizedNode>((a, b) => ranksBelow(b, a));
@@ -435,13 +445,16 @@ export class TransactionPool {
     }
 
     const selected: DecodedTx[] = [];
+    const fromSequence = request.fromSequence ?? 0;
+    let taken = 0;
     let gasLeft = request.gasLimit;
-    while (selected.length < maxCount && gasLeft >= MIN_TX_GAS) {
+    while (taken < maxCount && gasLeft >= MIN_TX_GAS) {
       const best = candidates.pop();
       if (best === undefined) break;
       const { tx } = best.entry;
       if (tx.gasLimit > gasLeft) continue;
-      selected.push(tx);
+      if (best.entry.sequence >= fromSequence) selected.push(tx);
+      taken += 1;
       gasLeft -= tx.gasLimit;
       offer(best.entry.owner.byNonce.get(tx.nonce + 1n));
     }

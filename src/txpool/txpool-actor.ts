@@ -113,10 +113,13 @@ export class TxPoolActor {
     this.blockPeriod = BigInt(deps.genesis.qbft?.blockPeriodSeconds ?? 1);
     this.serveRpc = serveMethodsAsJsonText('txpool', this.rpcHandlers());
     this.consensus = {
-      select: ({ maxCount, gasLimit, baseFee }) =>
-        this.pool
-          .selectForBlock({ maxCount, gasLimit, baseFee })
-          .map((tx) => ({ raw: tx.canonical ?? tx.raw, hash: tx.hash, senderPublicKey: tx.senderPublicKey })),
+      select: ({ maxCount, gasLimit, baseFee, fromSequence }) => {
+        const nextSequence = this.pool.arrivalSequence;
+        const transactions = this.pool
+          .selectForBlock({ maxCount, gasLimit, baseFee, fromSequence })
+          .map((tx) => ({ raw: tx.canonical ?? tx.raw, hash: tx.hash, senderPublicKey: tx.senderPublicKey }));
+        return { transactions, nextSequence };
+      },
       buildRejected: ({ rejected }) => {
         this.onBuildRejected(rejected);
         return null;

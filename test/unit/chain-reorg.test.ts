@@ -280,7 +280,7 @@ test('the pool takes back what the removed blocks mined and the new branch did n
     t.deepEqual(await pool.p2p.unknownTransactions({ hashes: wanted }), [], 'Y is back beside Y2');
     // Both are due in nonce order at the new head; V's nonce was taken by Z, so V is not back.
     const selected = await pool.consensus.select({ maxCount: 10, gasLimit: 30_000_000n, baseFee: old.getHead().nextBaseFeePerGas });
-    t.deepEqual(selected.map((c) => hex(c.hash)), [tx.Y, Y2].map((x) => hex(x.hash())));
+    t.deepEqual(selected.transactions.map((c) => hex(c.hash)), [tx.Y, Y2].map((x) => hex(x.hash())));
     t.deepEqual(await pool.p2p.unknownTransactions({ hashes: [tx.V.hash()] }), [tx.V.hash()]);
     t.is(oldBranch.length, 2);
   } finally {

@@ -5,7 +5,7 @@
  */
 import test from 'ava';
 
-import type { HeadInfo } from '../../src/shared/actors/messages.js';
+import type { HeadInfo, PrebuildRequest } from '../../src/shared/actors/messages.js';
 import { parseGenesis, loadDevNetwork } from '../../src/shared/ethereum/genesis.js';
 import { HeaderField, QbftBlock } from '../../src/shared/qbft/block.js';
 import { genesisExtraData } from '../../src/shared/qbft/extra-data.js';
@@ -34,23 +34,32 @@ function headInfo(block: QbftBlock): HeadInfo {
 }
 
 /** A node with the dev validator key over a fake chain; `emptyPeriod` sets xemptyblockperiodseconds. */
-function setup(emptyPeriod: number, transactionsAt: (height: bigint) => number) {
+function setup(emptyPeriod: number, transactionsAt: (height: bigint) => number, validators: Uint8Array[] = [VALIDATOR]) {
   const json = structuredClone(dev.genesisJson) as { config: { qbft: Record<string, unknown> } };
   json.config.qbft.xemptyblockperiodseconds = emptyPeriod;
   json.config.qbft.requesttimeoutseconds = 1;
   const genesis = parseGenesis(json);
   const clock = new VirtualClock(Number(T0) * 1000);
-  const chain = new FakeChain(fakeGenesis({ timestamp: T0, validators: [VALIDATOR] }));
+  const chain = new FakeChain(fakeGenesis({ timestamp: T0, validators }));
   const calls: string[] = [];
   const reads = { headers: 0 };
+  const prebuilds: PrebuildRequest[] = [];
   let held: QbftBlock | undefined;
   let node!: NodeConsensus;
   const ports: NodeChainPorts = {
     head: async () => headInfo(chain.head),
-    selectTransactions: async () => {
+    // The pool holds `transactionsAt(height)` transactions for each height, in arrival order.
+    selectTransactions: async ({ fromSequence = 0 }) => {
       calls.push('select');
       const count = transactionsAt(chain.headNumber + 1n);
-      return Array.from({ length: count }, (_, i) => ({ raw: Uint8Array.of(0xaa, i), hash: new Uint8Array(32), senderPublicKey: new Uint8Array(64) }));
+      const height = Number(chain.headNumber + 1n);
+      const all = Array.from({ length: count }, (_, i) => ({ raw: Uint8Array.of(0xaa, i), hash: Uint8Array.of(height, i), senderPublicKey: new Uint8Array(64) }));
+      return { transactions: all.slice(fromSequence), nextSequence: count };
+    },
+    prebuild: async (req) => {
+      calls.push('prebuild');
+      prebuilds.push(req);
+      return req.transactions.length;
     },
     build: async (req) => {
       calls.push('build');
@@ -60,7 +69,7 @@ function setup(emptyPeriod: number, transactionsAt: (height: bigint) => number) 
         { request: 0, height: chain.headNumber + 1n, round: 0, parentHash: chain.head.hash(), timestamp: req.timestamp, coinbase: req.coinbase, extraData: req.extraData },
         req.transactions.map((tx) => tx.raw),
       );
-      return { number: held.number, hash: held.hash(), rlp: held.encode(), txCount: held.transactionCount, gasUsed: 0n, rejected: [] };
+      return { number: held.number, hash: held.hash(), rlp: held.encode(), txCount: held.transactionCount, executedAhead: 0, gasUsed: 0n, rejected: [] };
     },
     importCommitted: async (rlp) => {
       const block = QbftBlock.fromRlp(rlp);
@@ -90,7 +99,7 @@ function setup(emptyPeriod: number, transactionsAt: (height: bigint) => number) 
     clock,
     () => undefined,
   );
-  return { node, chain, clock, calls, reads };
+  return { node, chain, clock, calls, reads, prebuilds };
 }
 
 test('a sole validator builds, seals with its own commit seal and imports its held block every period', async (t) => {
@@ -98,7 +107,8 @@ test('a sole validator builds, seals with its own commit seal and imports its he
   await node.start();
   await clock.runUntil(Number(T0) * 1000 + 5_500);
   t.is(chain.headNumber, 5n);
-  t.deepEqual(calls.slice(0, 3), ['select', 'build', 'importCommitted']);
+  const blockWork = calls.filter((call) => call !== 'select' && call !== 'prebuild');
+  t.deepEqual(blockWork.slice(0, 2), ['build', 'importCommitted']);
   t.false(calls.includes('importOther'));
   t.false(calls.includes('replaceHeld'));
   for (let n = 1n; n <= 5n; n++) {
@@ -144,4 +154,42 @@ test('after a re-org the validator sets cached above the fork point are read aga
   const again = reads.headers;
   await node.tracker.tallyAfter(2n);
   t.is(reads.headers, again, 'what lies below the fork point stays cached');
+});
+
+test('the proposer hands pool transactions to the chain ahead of its block timer, each once, for the block the timer then builds', async (t) => {
+  const { node, chain, clock, calls, prebuilds } = setup(0, () => 3);
+  await node.start();
+  await clock.runUntil(Number(T0) * 1000 + 3_500);
+  await node.stop();
+  t.is(chain.headNumber, 3n);
+  for (let n = 1n; n <= 3n; n++) {
+    const parent = chain.blockAt(n - 1n)!;
+    const forBlock = prebuilds.filter((req) => bytesEqual(req.parentHash, parent.hash()));
+    t.true(forBlock.length > 0, `block ${n}: transactions went to the chain before its timer`);
+    for (const req of forBlock) {
+      t.is(req.timestamp, parent.timestamp + 1n, 'the time the round-0 timer gives the block');
+      t.deepEqual(req.coinbase, VALIDATOR);
+    }
+    const hashes = forBlock.flatMap((req) => req.transactions.map((tx) => Buffer.from(tx.hash).toString('hex')));
+    t.is(hashes.length, 3, 'each of the three pool transactions once');
+    t.is(new Set(hashes).size, 3);
+    t.is(chain.blockAt(n)!.timestamp, parent.timestamp + 1n);
+  }
+  // Nothing is handed over for a height once its build started.
+  const sequence = calls.filter((call) => call !== 'select');
+  for (let i = 0; i < sequence.length; i++) {
+    if (sequence[i] === 'build') t.not(sequence[i + 1], 'prebuild', 'no prebuild between a build and its import');
+  }
+});
+
+test('a validator that does not propose round 0 hands nothing to the chain ahead of the timer', async (t) => {
+  // The genesis coinbase is zero: block 1's round-0 proposer is the lowest address, here the other validator.
+  const other = new Uint8Array(20);
+  other[19] = 1;
+  const { node, chain, clock, prebuilds } = setup(0, () => 3, [other, VALIDATOR]);
+  await node.start();
+  await clock.runUntil(Number(T0) * 1000 + 2_500);
+  await node.stop();
+  t.is(chain.headNumber, 0n, 'no quorum alone');
+  t.is(prebuilds.length, 0);
 });

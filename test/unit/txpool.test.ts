@@ -368,6 +368,24 @@ test('selection: nonce order per sender, senders interleaved by effective tip', 
   t.deepEqual(p.selectForBlock({ baseFee: 980n, gasLimit: 30_000_000n, maxCount: 100 }), [legacyD, b0, a0, c0, a1]);
 });
 
+test('selection from an arrival point leaves out earlier arrivals, which still take their place, gas and count', (t) => {
+  const p = pool();
+  const a0 = feeMarketTx(1, 0, 1000n, 50n, { gasLimit: 100_000n });
+  const b0 = feeMarketTx(2, 0, 1000n, 30n);
+  for (const tx of [a0, b0]) p.add(tx, ctx());
+  const point = p.arrivalSequence;
+  t.deepEqual(p.selectForBlock({ gasLimit: 30_000_000n, maxCount: 100, fromSequence: point }), [], 'nothing new');
+  const a1 = feeMarketTx(1, 1, 1000n, 50n);
+  const c0 = feeMarketTx(3, 0, 1000n, 10n);
+  const c1 = feeMarketTx(3, 1, 1000n, 10n);
+  for (const tx of [a1, c0, c1]) p.add(tx, ctx());
+  t.deepEqual(p.selectForBlock({ gasLimit: 30_000_000n, maxCount: 100, fromSequence: point }), [a1, c0, c1], 'in the order a whole selection puts them');
+  t.deepEqual(p.selectForBlock({ gasLimit: 30_000_000n, maxCount: 100 }), [a0, a1, b0, c0, c1]);
+  // a0 and b0 count: 100,000 + 21,000 gas and two places are taken already.
+  t.deepEqual(p.selectForBlock({ gasLimit: 163_000n, maxCount: 100, fromSequence: point }), [a1, c0]);
+  t.deepEqual(p.selectForBlock({ gasLimit: 30_000_000n, maxCount: 3, fromSequence: point }), [a1]);
+});
+
 test('selection skips transactions that cannot pay the base fee, with their successors', (t) => {
   const p = pool();
   const a0 = feeMarketTx(1, 0, 500n, 5n);

@@ -27,6 +27,7 @@ import type {
   AccountSnapshot,
   AccountState,
   BlockRecord,
+  BlockSelection,
   BuildRequest,
   BuiltBlockInfo,
   CanonicalBlocksEvent,
@@ -46,6 +47,7 @@ import type {
   PendingView,
   PoolSubscriptionInterest,
   PoolTxForBlock,
+  PrebuildRequest,
   RejectedTx,
   RpcCall,
   SimulationRequest,
@@ -214,6 +216,11 @@ export type ConsensusChain = {
   ends: ['consensus', 'chain'];
   requests: {
     head: { from: 'consensus'; req: null; res: HeadInfo };
+    /**
+     * Executes transactions ahead of the block timer into the block a later `build` with the same time
+     * and coinbase finishes; answers how many the block holds so far.
+     */
+    prebuild: { from: 'consensus'; req: PrebuildRequest; res: { included: number } };
     /** Builds a block on the head and holds it (dropping any block held before); answers with its RLP. */
     build: { from: 'consensus'; req: BuildRequest; res: BuiltBlockInfo };
     /** Drops the held block and puts the building state back at the head. */
@@ -238,6 +245,7 @@ export const CONSENSUS_CHAIN = declareChannel<ConsensusChain>({
   ends: ['consensus', 'chain'],
   requests: {
     head: 'consensus',
+    prebuild: 'consensus',
     build: 'consensus',
     discardBuilt: 'consensus',
     importCommitted: 'consensus',
@@ -276,7 +284,11 @@ export const LOGINDEX_CHAIN = declareChannel<LogIndexChain>({
 export type ConsensusTxPool = {
   ends: ['consensus', 'txpool'];
   requests: {
-    select: { from: 'consensus'; req: { maxCount: number; gasLimit: bigint; baseFee?: bigint }; res: PoolTxForBlock[] };
+    /**
+     * Transactions for the next block, in the order to execute them; with `fromSequence` (a
+     * `nextSequence` an earlier selection answered) only those that arrived since.
+     */
+    select: { from: 'consensus'; req: BlockSelection; res: { transactions: PoolTxForBlock[]; nextSequence: number } };
     /** Transactions block building left out, and why: the pool decides whether each stays. */
     buildRejected: { from: 'consensus'; req: { rejected: RejectedTx[] }; res: null };
   };

@@ -65,6 +65,15 @@ export interface PoolTxForBlock {
   senderPublicKey: Uint8Array;
 }
 
+/** What consensus asks the pool for when it builds a block. */
+export interface BlockSelection {
+  maxCount: number;
+  gasLimit: bigint;
+  baseFee?: bigint;
+  /** Only transactions that arrived at or after this point of the pool's arrival order. */
+  fromSequence?: number;
+}
+
 /** What consensus asks the chain to build on its head. */
 export interface BuildRequest {
   timestamp: bigint;
@@ -73,6 +82,20 @@ export interface BuildRequest {
   extraData: Uint8Array;
   /** Upper bound on how long the transaction loop may run, in ms. */
   maxBuildMs: number;
+  /** At most this many transactions in the block, counting those a prebuild put in already. */
+  maxTransactions?: number;
+  transactions: PoolTxForBlock[];
+}
+
+/**
+ * Transactions for the chain to execute ahead of the block timer into the block on `parentHash` at
+ * `timestamp` by `coinbase`, which a later `BuildRequest` with the same time and coinbase finishes.
+ */
+export interface PrebuildRequest {
+  parentHash: Uint8Array;
+  timestamp: bigint;
+  coinbase: Uint8Array;
+  maxTransactions?: number;
   transactions: PoolTxForBlock[];
 }
 
@@ -98,6 +121,8 @@ export interface BuiltBlockInfo {
   /** The block's RLP, for the proposal. */
   rlp: Uint8Array;
   txCount: number;
+  /** How many of its transactions were executed ahead of the block timer (`prebuild`). */
+  executedAhead: number;
   gasUsed: bigint;
   /** Candidates that could not be included, and why. */
   rejected: RejectedTx[];
