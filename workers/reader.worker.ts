@@ -17,6 +17,7 @@ import { KzgVerifierPool } from '../src/shared/execution/kzg-verifier.js';
 import { serveMethodsAsJsonText } from '../src/shared/rpc/dispatch.js';
 import { HeadReader } from '../src/shared/shared-memory/head-view.js';
 import { setLogLevel } from '../src/shared/util/log.js';
+import { ArrivalOrder } from '../src/shared/util/arrival-order.js';
 import { StateReader } from '../src/reader/state-reader.js';
 
 const data = actorData('reader');
@@ -40,7 +41,11 @@ exposeControl('reader', {
       verifyKzg: kzgVerifier.verify,
     });
     const serveRpc = serveMethodsAsJsonText('reader', reader.handlers);
-    for (const port of data.ports.transports) openChannel(TRANSPORT_READER, 'reader', port).serve({ rpc: ({ method, params }) => serveRpc(method, params) });
+    // Calls run one at a time (one read state): in arrival order across the transports' ports, not a port at a time.
+    const arrivals = new ArrivalOrder();
+    for (const port of data.ports.transports) {
+      openChannel(TRANSPORT_READER, 'reader', port).serve({ rpc: ({ method, params }) => arrivals.run(() => serveRpc(method, params)) });
+    }
     return null;
   },
   metrics: () => null,
