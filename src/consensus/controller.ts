@@ -13,7 +13,7 @@
  * driver's `validateBlock`) before the message counts. Messages for later heights wait in a bounded
  * buffer and are replayed when their height starts.
  */
-import { keccak_256 } from '@noble/hashes/sha3.js';
+import { keccak256 } from '../shared/ethereum/keccak.js';
 
 import type { QbftBlock } from '../shared/qbft/block.js';
 import type {
@@ -240,7 +240,7 @@ export class QbftController {
 
   private receive(code: number, data: Uint8Array, origin: string | undefined): void {
     if (!isMessageCode(code)) return this.reject(code, 'not a QBFT message code');
-    if (!this.seen.add(Buffer.from(keccak_256(data)).toString('hex'))) return;
+    if (!this.seen.add(Buffer.from(keccak256(data)).toString('hex'))) return;
     let message: QbftMessage;
     try {
       message = decodeMessage(code, data);

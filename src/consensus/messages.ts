@@ -13,7 +13,7 @@
  */
 import { RLP } from '@ethereumjs/rlp';
 import type { NestedUint8Array } from '@ethereumjs/rlp';
-import { keccak_256 } from '@noble/hashes/sha3.js';
+import { keccak256 } from '../shared/ethereum/keccak.js';
 
 import { QbftBlock, QbftBlockError } from '../shared/qbft/block.js';
 import { BftExtraDataError } from '../shared/qbft/extra-data.js';
@@ -224,7 +224,7 @@ function decodeSignature(item: Uint8Array | NestedUint8Array | undefined, what: 
 
 /** keccak(RLP([code, payload])) — what an author signs (§4.2). */
 export function signedHash(code: MessageCodeValue, payloadValues: NestedUint8Array): Uint8Array {
-  return keccak_256(RLP.encode([Uint8Array.of(code), payloadValues]));
+  return keccak256(RLP.encode([Uint8Array.of(code), payloadValues]));
 }
 
 function sign<P>(code: MessageCodeValue, payload: P, payloadValues: NestedUint8Array, nodeKey: Uint8Array, author: Uint8Array): Signed<P> {
