@@ -1,6 +1,7 @@
 import { RLP } from '@ethereumjs/rlp';
 import { bigIntToUnpaddedBytes, bytesToBigInt } from '@ethereumjs/util';
 import type { RawLog, StoredReceipt } from '../shared/ethereum/chain-records.js';
+import { encodeRlp } from '../shared/ethereum/rlp-encode.js';
 
 /**
  * Storage encoding of a block's receipts (prefix `r`): one RLP list per receipt,
@@ -13,7 +14,7 @@ import type { RawLog, StoredReceipt } from '../shared/ethereum/chain-records.js'
 const EMPTY = new Uint8Array(0);
 
 export function encodeReceipts(receipts: StoredReceipt[]): Uint8Array {
-  return RLP.encode(
+  return encodeRlp(
     receipts.map((r) => [
       r.root ?? (r.status === 1 ? Uint8Array.of(1) : EMPTY),
       bigIntToUnpaddedBytes(r.cumulativeGasUsed),

@@ -12,6 +12,7 @@
  * may send it is for the state machine to decide.
  */
 import { RLP } from '@ethereumjs/rlp';
+import { encodeRlp } from '../shared/ethereum/rlp-encode.js';
 import type { NestedUint8Array } from '@ethereumjs/rlp';
 import { keccak256 } from '../shared/ethereum/keccak.js';
 
@@ -224,7 +225,7 @@ function decodeSignature(item: Uint8Array | NestedUint8Array | undefined, what: 
 
 /** keccak(RLP([code, payload])) — what an author signs (§4.2). */
 export function signedHash(code: MessageCodeValue, payloadValues: NestedUint8Array): Uint8Array {
-  return keccak256(RLP.encode([Uint8Array.of(code), payloadValues]));
+  return keccak256(encodeRlp([Uint8Array.of(code), payloadValues]));
 }
 
 function sign<P>(code: MessageCodeValue, payload: P, payloadValues: NestedUint8Array, nodeKey: Uint8Array, author: Uint8Array): Signed<P> {
@@ -408,7 +409,7 @@ export function createProposal(
   const legacyForm = options.legacyForm ?? false;
   const payload: ProposalPayload = { height, round, block };
   const signed = sign(MessageCode.PROPOSAL, payload, proposalPayloadValues(payload, legacyForm), signer.key, signer.address);
-  const data = RLP.encode([signedValues(signed), [roundChanges.map(signedValues), prepares.map(signedValues)]]);
+  const data = encodeRlp([signedValues(signed), [roundChanges.map(signedValues), prepares.map(signedValues)]]);
   return { code: MessageCode.PROPOSAL, signed, roundChanges: [...roundChanges], prepares: [...prepares], legacyForm, data };
 }
 

@@ -8,6 +8,7 @@
  * simulation makes headers of the same shape around a fake payload.
  */
 import { RLP } from '@ethereumjs/rlp';
+import { encodeRlp } from '../ethereum/rlp-encode.js';
 import type { NestedUint8Array } from '@ethereumjs/rlp';
 
 import { decodeExtraData, encodeExtraData } from './extra-data.js';
@@ -146,7 +147,7 @@ export class QbftBlock {
   }
 
   encode(): Uint8Array {
-    return RLP.encode(this.values());
+    return encodeRlp(this.values());
   }
 
   /** Transactions (first body list) — how many there are decides the empty-block rule. */
