@@ -26,8 +26,14 @@ import { pinKnown } from './block-validation.js';
 import { encodeBlock, transactionItems } from './block-encoding.js';
 import { firstLine } from './import-rules.js';
 
-/** How long a round of execution runs before it lets other messages through. */
-const YIELD_EVERY_MS = 10;
+/**
+ * How long execution runs before it lets other messages through. Ahead of the timer, transactions are
+ * still arriving: the pool's account lookups must not stall admission. At the timer the block comes
+ * first: reads wait up to this long, and a client polling for its receipts costs the chain less (the
+ * last 1,000 of 2,000 ERC-20 transfers: 1,388–1,555 included per second with 10 ms, 1,477–1,521 with 50).
+ */
+export const YIELD_AHEAD_MS = 10;
+export const YIELD_AT_TIMER_MS = 50;
 
 /**
  * Bytes of an encoded block besides its transactions, kept free under EIP-7934's size limit: the
@@ -160,10 +166,11 @@ export class BlockAssembly {
 
   /**
    * Executes `candidates` in order, after what earlier rounds included, until `deadline` (epoch ms)
-   * or `maxTransactions` included; candidates tried in an earlier round are skipped. The journal
+   * or `maxTransactions` included, letting other messages through every `yieldEveryMs`; candidates
+   * tried in an earlier round are skipped. The journal
    * checkpoint stays open: a failure here leaves the assembly to be abandoned.
    */
-  async add(candidates: readonly PoolTxForBlock[], deadline: number, maxTransactions = Infinity): Promise<void> {
+  async add(candidates: readonly PoolTxForBlock[], deadline: number, maxTransactions = Infinity, yieldEveryMs = YIELD_AHEAD_MS): Promise<void> {
     if (this.closed) throw new Error('the block assembly is closed');
     const { vm, envBlock } = this;
     const common = vm.common;
@@ -179,7 +186,7 @@ export class BlockAssembly {
       if (this.included.length >= maxTransactions) break;
       const now = Date.now();
       if (now > deadline) break;
-      if (now - lastYield >= YIELD_EVERY_MS) {
+      if (now - lastYield >= yieldEveryMs) {
         // The loop's awaits resolve as microtasks, which starve the mailbox: let queued reads and the
         // pool's account lookups through now and then, so that admission does not stall for a build.
         await new Promise((resolve) => setImmediate(resolve));

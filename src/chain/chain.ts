@@ -35,7 +35,7 @@ import type { StoredReceipt } from '../shared/ethereum/chain-records.js';
  */
 const BUILD_STATE_CACHE_ENTRIES = 50_000;
 
-import { BlockAssembly, toStoredReceipt } from './block-assembly.js';
+import { BlockAssembly, YIELD_AT_TIMER_MS, toStoredReceipt } from './block-assembly.js';
 import type { BuiltBlock } from './block-assembly.js';
 
 export type { BuiltBlock } from './block-assembly.js';
@@ -161,7 +161,7 @@ export class Chain {
       const assembly = await this.assemblyFor(req.timestamp, req.coinbase);
       const executedAhead = assembly.transactionCount;
       this.built = await this.onAssembly(async () => {
-        await assembly.add(req.transactions, deadline, req.maxTransactions);
+        await assembly.add(req.transactions, deadline, req.maxTransactions, YIELD_AT_TIMER_MS);
         return assembly.seal(req.extraData, executedAhead);
       });
       this.assembly = undefined;
