@@ -159,11 +159,6 @@ export class BlockAssembly {
     return this.included.length;
   }
 
-  /** Whether a candidate with this hash was included or left out already. */
-  hasTried(hash: Uint8Array): boolean {
-    return this.tried.has(bytesToHex(hash));
-  }
-
   /**
    * Executes `candidates` in order, after what earlier rounds included, until `deadline` (epoch ms)
    * or `maxTransactions` included, letting other messages through every `yieldEveryMs`; candidates

@@ -24,6 +24,8 @@ import { BatchCommitStateManager, decodedAccountCaches } from './batch-commit-st
 import { keccak256 } from '../shared/ethereum/keccak.js';
 import { schemaVersionMismatch } from './storage-schema.js';
 import { encodeBlock } from './block-encoding.js';
+import { BlockAssembly, YIELD_AT_TIMER_MS, toStoredReceipt } from './block-assembly.js';
+import type { BuiltBlock } from './block-assembly.js';
 import type { StoredReceipt } from '../shared/ethereum/chain-records.js';
 
 /**
@@ -34,9 +36,6 @@ import type { StoredReceipt } from '../shared/ethereum/chain-records.js';
  * entries (README, "Memory").
  */
 const BUILD_STATE_CACHE_ENTRIES = 50_000;
-
-import { BlockAssembly, YIELD_AT_TIMER_MS, toStoredReceipt } from './block-assembly.js';
-import type { BuiltBlock } from './block-assembly.js';
 
 export type { BuiltBlock } from './block-assembly.js';
 
@@ -197,7 +196,6 @@ export class Chain {
       return await work();
     } catch (err) {
       await this.abandonAssembly();
-      await this.resetBuildState();
       throw err;
     }
   }
