@@ -127,6 +127,11 @@ export class ChainActor {
       },
       importCommitted: async ({ rlp }) => {
         const event = await chain.importCommitted(rlp);
+        if (event === undefined) {
+          // Stored already (full sync was first) and announced then.
+          const header = chain.spec.decodeHeaderOfBlock(rlp);
+          return { number: header.number, hash: header.hash() };
+        }
         this.announce(event);
         return { number: event.head.number, hash: event.head.hash };
       },

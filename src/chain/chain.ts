@@ -215,19 +215,24 @@ export class Chain {
   /**
    * Stores a block the validators committed as the new head. When it is the block held from our own
    * build (the QBFT hash leaves seals out), only its sealed extraData is new and the execution is
-   * reused; otherwise it is executed in full.
+   * reused; otherwise it is executed in full. Undefined when the block is stored already: full sync
+   * brought it from a peer that committed it first, which is no failure of this node's round.
    */
-  importCommitted(rlp: Uint8Array): Promise<NewHeadEvent> {
+  importCommitted(rlp: Uint8Array): Promise<NewHeadEvent | undefined> {
     return this.exclusiveOnBuildState(async () => {
       // Our own block, or the proposal this node validated, comes back with its seals: its header is
       // all that needs decoding.
       const header = this.spec.decodeHeaderOfBlock(rlp);
+      const hash = header.hash();
+      // A block on the head is not stored yet; otherwise the database says.
+      const stored = !equalsBytes(header.parentHash, this.head.hash) && (equalsBytes(hash, this.head.hash) || (await this.store.getTotalDifficulty(hash)) !== undefined);
       if (this.built) {
-        if (equalsBytes(this.built.hash, header.hash())) return this.importBuiltUnlocked(this.built, header.extraData);
+        if (!stored && equalsBytes(this.built.hash, hash)) return this.importBuiltUnlocked(this.built, header.extraData);
         await this.dropBuilt();
       }
+      if (stored) return undefined;
       const validated = this.executed;
-      if (validated && equalsBytes(validated.hash, header.hash()) && equalsBytes(validated.parentHash, this.head.hash) && sameBody(validated.rlp, rlp)) {
+      if (validated && equalsBytes(validated.hash, hash) && equalsBytes(validated.parentHash, this.head.hash) && sameBody(validated.rlp, rlp)) {
         return this.importValidatedUnlocked(validated, header.extraData, rlp);
       }
       return this.importUnlocked(this.spec.decodeBlock(rlp));

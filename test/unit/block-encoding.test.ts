@@ -49,7 +49,7 @@ test('a built block: its bytes and transactions root are ethereumjs\' own, and i
     const sealed = chain.spec.decodeBlock(built.rlp);
     const sealedExtra = encodeExtraData({ ...unsealed, seals: [signCommitSeal(built.hash, devNetwork.validatorKey)] });
     const sealedBlock = chain.spec.createBlock({ ...sealed.header.toJSON(), extraData: sealedExtra } as never, [...sealed.transactions], sealed.withdrawals);
-    const event = await chain.importCommitted(sealedBlock.serialize());
+    const event = (await chain.importCommitted(sealedBlock.serialize()))!;
     t.is(bytesToHex(event.head.hash), bytesToHex(built.hash));
     const stored = (await chain.store.getBlock(built.hash))!;
     t.is(bytesToHex(stored.serialize()), bytesToHex(sealedBlock.serialize()));
@@ -62,7 +62,7 @@ test('a built block: its bytes and transactions root are ethereumjs\' own, and i
     const freshPath = tempDataPath();
     const fresh = await openDevChain(freshPath);
     try {
-      const imported = await fresh.importCommitted(theirs.sealed.serialize());
+      const imported = (await fresh.importCommitted(theirs.sealed.serialize()))!;
       t.is(bytesToHex(imported.head.hash), bytesToHex(theirs.sealed.hash()));
       t.is(bytesToHex(imported.head.stateRoot), bytesToHex(other.getHead().stateRoot));
     } finally {
