@@ -75,3 +75,33 @@ test('an event is heard only in its declared direction', async (t) => {
   t.deepEqual(heard, [9n]);
   port1.close();
 });
+
+test("one turn's envelopes cross as one message, in order; one that cannot be cloned fails alone", async (t) => {
+  const { port1, port2 } = new MessageChannel();
+  const pool = openChannel(TXPOOL_CHAIN, 'txpool', port1);
+  const chain = openChannel(TXPOOL_CHAIN, 'chain', port2);
+  const messages: unknown[] = [];
+  port1.on('message', (message) => messages.push(message));
+  const heard: bigint[] = [];
+  pool.on({ newHead: (event) => heard.push(event.head.number) });
+  chain.serve({
+    head: () => ({ uncloneable: () => 0 }) as never,
+    accounts: ({ addresses }) => ({ head: undefined as never, accounts: addresses.map(() => ({ nonce: 1n, balance: 2n, hasCode: false })) }),
+  });
+  const head = (n: bigint) => ({ head: { number: n } as never, removedBlocks: [], addedBlocks: [], includedTxHashes: [], senderNonces: [], removedTransactions: [] });
+  // Three requests in one turn: the chain answers them in its next turn, together.
+  const answers = Promise.allSettled([
+    pool.request('accounts', { addresses: [new Uint8Array(20)] }),
+    pool.request('head', null),
+    pool.request('accounts', { addresses: [new Uint8Array(20), new Uint8Array(20)] }),
+  ]);
+  chain.emit('newHead', head(1n));
+  chain.emit('newHead', head(2n));
+  const [first, refused, third] = await answers;
+  t.is(first.status === 'fulfilled' && first.value.accounts.length, 1);
+  t.true(refused.status === 'rejected' && refused.reason instanceof RemoteError, 'the answer that could not be cloned is an error');
+  t.is(third.status === 'fulfilled' && third.value.accounts.length, 2);
+  t.deepEqual(heard, [1n, 2n]);
+  t.true(messages.some((message) => (message as { kind: string }).kind === 'batch'), 'several envelopes crossed as one message');
+  port1.close();
+});
