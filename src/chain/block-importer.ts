@@ -145,7 +145,7 @@ export async function importBlocks(chain: Chain, slices: Iterable<BlockSlice>, o
     const head = chain.getHead();
     const parentHash = block.header.parentHash;
     const extendsHead = equalsBytes(parentHash, head.hash);
-    if (!extendsHead && (await chain.store.getTotalDifficulty(hash)) !== undefined) {
+    if (!extendsHead && (await chain.store.hasBlock(hash))) {
       // Stored before, on a branch off the canonical chain.
       progress.skipped++;
       progress.done++;

@@ -95,6 +95,11 @@ export class ChainStore {
     return bytes ? bytesToBigInt(bytes) : undefined;
   }
 
+  /** Whether the block is stored, on the canonical chain or off it: every stored block has its total difficulty. */
+  async hasBlock(hash: Uint8Array): Promise<boolean> {
+    return (await this.getTotalDifficulty(hash)) !== undefined;
+  }
+
   async getReceipts(blockHash: Uint8Array): Promise<StoredReceipt[] | undefined> {
     const key = bytesToHex(blockHash);
     const cached = this.receiptCache.get(key);

@@ -225,7 +225,7 @@ export class Chain {
       const header = this.spec.decodeHeaderOfBlock(rlp);
       const hash = header.hash();
       // A block on the head is not stored yet; otherwise the database says.
-      const stored = !equalsBytes(header.parentHash, this.head.hash) && (equalsBytes(hash, this.head.hash) || (await this.store.getTotalDifficulty(hash)) !== undefined);
+      const stored = !equalsBytes(header.parentHash, this.head.hash) && (equalsBytes(hash, this.head.hash) || (await this.store.hasBlock(hash)));
       if (this.built) {
         if (!stored && equalsBytes(this.built.hash, hash)) return this.importBuiltUnlocked(this.built, header.extraData);
         await this.dropBuilt();
@@ -319,7 +319,7 @@ export class Chain {
    */
   private async importOffHead(block: Block): Promise<NewHeadEvent | undefined> {
     const hash = block.hash();
-    if ((await this.store.getTotalDifficulty(hash)) !== undefined) return undefined;
+    if (await this.store.hasBlock(hash)) return undefined;
     const parentHash = block.header.parentHash;
     const parent = await this.store.getBlock(parentHash);
     const parentTd = await this.store.getTotalDifficulty(parentHash);
