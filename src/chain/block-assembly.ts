@@ -12,7 +12,7 @@ import type { TypedTransaction } from '@ethereumjs/tx';
 import { createTxFromRLP, isBlob4844Tx } from '@ethereumjs/tx';
 import { KECCAK256_RLP, bytesToHex, equalsBytes } from '@ethereumjs/util';
 import { EVMError } from '@ethereumjs/evm';
-import { Bloom, encodeReceipt, runTx } from '@ethereumjs/vm';
+import { Bloom, runTx } from '@ethereumjs/vm';
 import type { VM } from '@ethereumjs/vm';
 import type { PoolTxForBlock, RejectedTx } from '../shared/actors/messages.js';
 import type { ChainOptions } from '../shared/actors/worker-data.js';
@@ -20,6 +20,7 @@ import type { ChainSpec } from '../shared/execution/chain-spec.js';
 import { collectRequests, runPreTransactionSystemCalls } from '../shared/execution/system-calls.js';
 import { txCommonFor } from '../shared/ethereum/tx-common.js';
 import { orderedTrieRoot } from '../shared/ethereum/ordered-trie.js';
+import { encodeConsensusReceipt } from '../shared/ethereum/consensus-receipt.js';
 import { effectiveGasPrice } from '../shared/ethereum/fees.js';
 import type { StoredReceipt } from '../shared/ethereum/chain-records.js';
 import { pinKnown } from './block-validation.js';
@@ -233,9 +234,7 @@ export class BlockAssembly {
       const receipt = toStoredReceipt(tx, result, this.gasUsed, baseFee, this.options);
       if (txBlobGas > 0n) receipt.blobGasPrice = envBlock.header.getBlobGasPrice();
       this.receipts.push(receipt);
-      this.consensusReceipts.push(
-        encodeReceipt({ status: receipt.status ?? 0, cumulativeBlockGasUsed: this.gasUsed, bitvector: receipt.logsBloom, logs: receipt.logs }, tx.type),
-      );
+      this.consensusReceipts.push(encodeConsensusReceipt(receipt));
       this.bloom.or(result.bloom);
       this.included.push(tx);
       this.includedBytes.push(candidate.raw);

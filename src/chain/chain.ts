@@ -7,7 +7,6 @@ import type { VM } from '@ethereumjs/vm';
 import type { BuildRequest, HeadInfo, NewHeadEvent, PrebuildRequest } from '../shared/actors/messages.js';
 import type { ChainOptions } from '../shared/actors/worker-data.js';
 import type { ChainSpec } from '../shared/execution/chain-spec.js';
-import { runBlockWithRewards } from '../shared/execution/qbft-block-rewards.js';
 import { ChainStore } from './chain-store.js';
 import { KvStore } from '../shared/storage/kv-store.js';
 import { KzgVerifierPool } from '../shared/execution/kzg-verifier.js';
@@ -26,6 +25,7 @@ import { schemaVersionMismatch } from './storage-schema.js';
 import { encodeBlock } from './block-encoding.js';
 import { BlockAssembly, YIELD_AT_TIMER_MS, toStoredReceipt } from './block-assembly.js';
 import type { BuiltBlock } from './block-assembly.js';
+import { executeBlock } from './block-execution.js';
 import type { StoredReceipt } from '../shared/ethereum/chain-records.js';
 
 /**
@@ -42,7 +42,8 @@ export type { BuiltBlock } from './block-assembly.js';
 /**
  * The chain: the one owner of RocksDB, world state and execution. It builds blocks with its own
  * `runTx` loop (ethereumjs' BlockBuilder re-roots the block per transaction, which is quadratic),
- * imports blocks from elsewhere with `runBlock`, and serves state and block reads.
+ * imports blocks from elsewhere with the same kind of loop (block-execution.ts), and serves state and
+ * block reads.
  *
  * Builds and imports run one at a time; reads use a separate state manager so that a half-built
  * block is never visible to a reader.
@@ -441,19 +442,13 @@ export class Chain {
   }
 
   /**
-   * Executes `block` on `vm` from its parent's state and makes its receipts. runBlock refuses a block
-   * whose state root, receipts root, bloom or gas used disagree with execution. With QBFT rewards
-   * configured, fees and the block reward go to the mining beneficiary.
+   * Executes `block` on `vm` from its parent's state and makes its receipts; a block whose state root,
+   * receipts root, bloom or gas used disagree with execution is refused. With QBFT rewards configured,
+   * fees and the block reward go to the mining beneficiary.
    */
   private async execute(vm: VM, block: Block, parentHash: Uint8Array, parentStateRoot: Uint8Array): Promise<StoredReceipt[]> {
     branchLookupOf(vm).tip = parentHash;
-    vm.common.setHardforkBy({ blockNumber: block.header.number, timestamp: block.header.timestamp });
-    const result = await runBlockWithRewards(vm, this.spec, block, {
-      root: parentStateRoot,
-      skipHeaderValidation: true,
-      skipBlockValidation: true,
-      setHardfork: true,
-    });
+    const result = await executeBlock(vm, this.spec, block, parentStateRoot);
     const blobGasPrice = block.header.excessBlobGas === undefined ? undefined : block.header.getBlobGasPrice();
     return block.transactions.map((tx, i) => {
       const consensusReceipt = result.receipts[i]!;

@@ -155,6 +155,17 @@ test('blocks that lie about execution, have no known parent or carry a broken si
     t.false(wrongGas.valid);
     t.regex(wrongGas.reason ?? '', /invalid gasUsed/);
 
+    const wrongReceipts = await validator.validateBlock(forged(validator, sealed, { receiptTrie: new Uint8Array(32).fill(9) }), QBFT_RULES);
+    t.false(wrongReceipts.valid);
+    t.regex(wrongReceipts.reason ?? '', /invalid receiptTrie/);
+
+    const wrongBloom = await validator.validateBlock(forged(validator, sealed, { logsBloom: new Uint8Array(256).fill(1) }), QBFT_RULES);
+    t.false(wrongBloom.valid);
+    t.regex(wrongBloom.reason ?? '', /invalid bloom/);
+
+    // Refused blocks left nothing behind: the block itself still validates.
+    t.deepEqual(await validator.validateBlock(sealed.serialize(), QBFT_RULES), { valid: true });
+
     const orphanParent = new Uint8Array(32).fill(0x42);
     const orphan = await validator.validateBlock(forged(validator, sealed, { parentHash: orphanParent }), QBFT_RULES);
     t.deepEqual(orphan, { valid: false, reason: `unknown parent block ${bytesToHex(orphanParent)}` });

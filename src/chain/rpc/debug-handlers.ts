@@ -2,13 +2,11 @@
  * Raw chain data and tracing of transactions, blocks and calls with the struct-log tracer (registry:
  * debug-methods.ts).
  */
-import { encodeReceipt } from '@ethereumjs/vm';
-import type { TxReceipt } from '@ethereumjs/vm';
 import { RpcError, RpcErrors } from '../../shared/rpc/errors.js';
 import { toData } from '../../shared/rpc/format.js';
 import type { BlockTag } from '../../shared/rpc/params.js';
 import type { debugMethods } from '../../shared/rpc/methods/debug-methods.js';
-import type { StoredReceipt } from '../../shared/ethereum/chain-records.js';
+import { encodeConsensusReceipt } from '../../shared/ethereum/consensus-receipt.js';
 import { traceBlock, traceTransaction } from '../../shared/execution/struct-log-tracer.js';
 import type { Block } from '@ethereumjs/block';
 import type { Json } from '../../shared/rpc/types.js';
@@ -38,7 +36,7 @@ export function debugHandlers(context: ChainRpcContext): DomainHandlers<typeof d
     debug_getRawReceipts: async ({ block }) => {
       const found = await blockByTagOrFail(block);
       const receipts = (await store.getReceipts(found.hash())) ?? [];
-      return receipts.map((receipt) => toData(consensusReceipt(receipt)));
+      return receipts.map((receipt) => toData(encodeConsensusReceipt(receipt)));
     },
     debug_getRawTransaction: async ({ hash }) => {
       const found = await context.findTransaction(hash);
@@ -78,9 +76,3 @@ export function debugHandlers(context: ChainRpcContext): DomainHandlers<typeof d
   };
 }
 
-/** The consensus encoding of a stored receipt (what the receipts root commits to). */
-function consensusReceipt(receipt: StoredReceipt): Uint8Array {
-  const base = { cumulativeBlockGasUsed: receipt.cumulativeGasUsed, bitvector: receipt.logsBloom, logs: receipt.logs };
-  const txReceipt: TxReceipt = receipt.root !== undefined ? { ...base, stateRoot: receipt.root } : { ...base, status: receipt.status ?? 0 };
-  return encodeReceipt(txReceipt, receipt.txType as never);
-}

@@ -12,7 +12,7 @@ import type { Block, HeaderData } from '@ethereumjs/block';
 import { genWithdrawalsTrieRoot } from '@ethereumjs/block';
 import { Account, Address, bigIntToBytes, bytesToHex, createWithdrawal, equalsBytes, setLengthLeft } from '@ethereumjs/util';
 import type { Withdrawal } from '@ethereumjs/util';
-import { Bloom, encodeReceipt } from '@ethereumjs/vm';
+import { Bloom } from '@ethereumjs/vm';
 import type { VM } from '@ethereumjs/vm';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { RpcError, RpcErrors } from '../../shared/rpc/errors.js';
@@ -21,6 +21,7 @@ import { formatBlock, formatReceiptLog, toData, toQuantity } from '../../shared/
 import type { AccountOverride, CallRequest } from '../../shared/rpc/params.js';
 import type { BlockOverrides, BlockStateCall, SimulateRequest } from '../../shared/rpc/methods/param-shapes.js';
 import type { Json } from '../../shared/rpc/types.js';
+import { encodeConsensusReceipt } from '../../shared/ethereum/consensus-receipt.js';
 import { orderedTrieRoot } from '../../shared/ethereum/ordered-trie.js';
 import type { Chain } from '../chain.js';
 import { runPreTransactionSystemCalls } from '../../shared/execution/system-calls.js';
@@ -191,7 +192,7 @@ export class BlockSimulator {
       const logs = failed ? [] : [...(transfers?.logs() ?? []), ...evmLogs];
       outcomes.push({ simulation, logs });
       bloom.or(simulation.bloom);
-      receipts.push(encodeReceipt({ status: failed ? 0 : 1, cumulativeBlockGasUsed: gasUsed, bitvector: simulation.bloom.bitvector, logs: evmLogs }, simulation.tx.type));
+      receipts.push(encodeConsensusReceipt({ status: failed ? 0 : 1, cumulativeGasUsed: gasUsed, logsBloom: simulation.bloom.bitvector, logs: evmLogs, txType: simulation.tx.type }));
     }
     if (withdrawals) await creditWithdrawals(vm, withdrawals);
     const transactions = outcomes.map((o) => o.simulation.tx);

@@ -7,9 +7,12 @@
  */
 export type RlpInput = Uint8Array | readonly RlpInput[];
 
-export function encodeRlp(value: RlpInput): Uint8Array {
-  const out = new Uint8Array(encodedLength(value));
-  const end = write(value, out, 0);
+export function encodeRlp(value: RlpInput, typePrefix?: number): Uint8Array {
+  // An EIP-2718 type byte before the encoding (a typed receipt), written into the same buffer.
+  const start = typePrefix === undefined ? 0 : 1;
+  const out = new Uint8Array(start + encodedLength(value));
+  if (typePrefix !== undefined) out[0] = typePrefix;
+  const end = write(value, out, start);
   if (end !== out.length) throw new Error(`RLP encoding wrote ${end} of ${out.length} bytes`);
   return out;
 }

@@ -3,10 +3,10 @@
  * EIP-4788 (parent beacon root), EIP-2935 (parent hash history) before the transactions, and EIP-7685
  * requests (EIP-6110 deposits, EIP-7002 withdrawals, EIP-7251 consolidations) after them.
  *
- * Import runs them inside ethereumjs' runBlock. Building must produce the very same state and
- * requests hash, so it calls the same library functions: ethereumjs defines them in its runBlock
- * and requests modules but does not export them from the package entry, so those modules are
- * loaded from beside it (the same module instances the entry uses).
+ * Import (block-execution.ts) and building must produce the very same state and requests hash as
+ * ethereumjs' runBlock, so they call its own functions: ethereumjs defines them in its runBlock and
+ * requests modules but does not export them from the package entry, so those modules are loaded from
+ * beside it (the same module instances the entry uses).
  */
 import { genRequestsRoot } from '@ethereumjs/block';
 import { sha256 } from '@noble/hashes/sha2.js';
@@ -48,9 +48,15 @@ export async function runPreTransactionSystemCalls(vm: VM, block: PreTransaction
 /**
  * EIP-7685: the requests of a block whose transactions gave `txResults` (deposit logs, then the
  * withdrawal and consolidation contracts' queues, which the system calls dequeue), and their hash.
+ * `building` is runBlock's `generate`: a block being built, not one being checked.
  */
-export async function collectRequests(vm: VM, txResults: RunTxResult[], blockGasLimit: bigint): Promise<{ requests: CLRequest<CLRequestType>[]; requestsHash: Uint8Array }> {
+export async function collectRequests(
+  vm: VM,
+  txResults: RunTxResult[],
+  blockGasLimit: bigint,
+  building = true,
+): Promise<{ requests: CLRequest<CLRequestType>[]; requestsHash: Uint8Array }> {
   const [, requestsModule] = await internals;
-  const requests = await requestsModule.accumulateRequests(vm, txResults, blockGasLimit, true);
+  const requests = await requestsModule.accumulateRequests(vm, txResults, blockGasLimit, building);
   return { requests, requestsHash: genRequestsRoot(requests, sha256) };
 }

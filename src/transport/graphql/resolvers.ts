@@ -5,10 +5,10 @@
  */
 import type { GraphQLFieldResolver } from 'graphql';
 import { RLP } from '@ethereumjs/rlp';
-import { bigIntToUnpaddedBytes, concatBytes } from '@ethereumjs/util';
 import { RemoteError } from '../../shared/actors/channel.js';
 import type { BlockRecord, TransactionRecord } from '../../shared/actors/messages.js';
 import type { RawLog, StoredReceipt } from '../../shared/ethereum/chain-records.js';
+import { encodeConsensusReceipt } from '../../shared/ethereum/consensus-receipt.js';
 import { logMatches } from '../../shared/rpc/log-match.js';
 import type { BlockRef, CallRequest, TopicFilter } from '../../shared/rpc/params.js';
 import { fromPoolError, GraphqlCodedError, GraphqlErrors } from './errors.js';
@@ -100,13 +100,6 @@ function effectivePrice(tx: TransactionRecord, baseFee: bigint | undefined): big
   return price < maxFee ? price : maxFee;
 }
 
-/** A receipt's consensus encoding: [status or root, cumulative gas, bloom, logs], typed ones prefixed. */
-function encodeReceipt(receipt: StoredReceipt): Uint8Array {
-  const outcome = receipt.root ?? (receipt.status === 1 ? Uint8Array.of(1) : new Uint8Array());
-  const encoded = RLP.encode([outcome, bigIntToUnpaddedBytes(receipt.cumulativeGasUsed), receipt.logsBloom, receipt.logs]);
-  return receipt.txType === 0 ? encoded : concatBytes(Uint8Array.of(receipt.txType), encoded);
-}
-
 /** A transaction's network encoding, cut from its block's RLP (a legacy one is a list, a typed one bytes). */
 async function rawTransaction(source: TxSource, data: QueryData): Promise<Uint8Array> {
   if (source.tx.raw !== undefined) return source.tx.raw;
@@ -184,7 +177,7 @@ const transactionResolvers = {
   raw: field<TxSource>((source, _args, data) => rawTransaction(source, data)),
   rawReceipt: field<TxSource>(async (source, _args, data) => {
     const receipt = await receiptOf(source, data);
-    return receipt === undefined ? new Uint8Array() : encodeReceipt(receipt);
+    return receipt === undefined ? new Uint8Array() : encodeConsensusReceipt(receipt);
   }),
   blobVersionedHashes: field<TxSource>(({ tx }) => tx.blobVersionedHashes ?? []),
   revertReason: field<TxSource>(async (source, _args, data) => (await receiptOf(source, data))?.revertReason ?? null),
