@@ -17,7 +17,7 @@ import { formatBlock, formatFilterLog } from '../shared/rpc/format.js';
 import { errorMessage } from '../shared/util/errors.js';
 import type { ChainStore } from './chain-store.js';
 
-export type PublicationStore = Pick<ChainStore, 'getBlock' | 'getReceipts' | 'getTotalDifficulty'>;
+export type PublicationStore = Pick<ChainStore, 'getBlock' | 'getBlockSize' | 'getReceipts' | 'getTotalDifficulty'>;
 
 const NO_INTEREST: ChainSubscriptionInterest = { newHeads: false, newHeadsWithTransactions: false, logs: false };
 
@@ -99,7 +99,7 @@ export class BlockPublisher {
     const published: PublishedBlock = { number: block.header.number, logs: wanted.logs ? await this.logsOf(block, hash, false) : [] };
     if (!wanted.newHeads && !wanted.newHeadsWithTransactions) return published;
     const totalDifficulty = knownTotalDifficulty ?? (await this.store.getTotalDifficulty(hash)) ?? 0n;
-    const size = block.serialize().length;
+    const size = (await this.store.getBlockSize(hash)) ?? block.serialize().length;
     if (wanted.newHeads) published.header = JSON.stringify(formatBlock(block, { fullTransactions: false, hash, totalDifficulty, size }));
     if (wanted.newHeadsWithTransactions) {
       published.headerWithTransactions = JSON.stringify(formatBlock(block, { fullTransactions: true, hash, totalDifficulty, size }));

@@ -431,7 +431,7 @@ export class Chain {
         if (rules.terminalTotalDifficulty !== undefined) options.parentTotalDifficulty = await this.store.getTotalDifficulty(parentHash);
         validateHeader(block.header, parent.header, options);
         const senderKeys = recoverSenders(block, knownSenderKeys && (await knownSenderKeys(block.transactions.map((tx) => tx.hash()))));
-        await validateBody(block, options);
+        await validateBody(block, options, rlp.length);
         const receipts = await this.execute(vm, block, parentHash, parent.header.stateRoot);
         this.executed = { hash: block.hash(), parentHash, bodyDigest: bodyDigest(block), receipts, stateOps: takeWrites(), senderKeys, block, rlp };
         return { valid: true };

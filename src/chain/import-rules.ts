@@ -158,9 +158,10 @@ function validateBlobGasFields(header: BlockHeader, parent: BlockHeader): void {
 
 /**
  * The body against the header: transactions root, ommers (hash, count, depth, no duplicates, not an
- * ancestor, each a valid-looking mined header), withdrawals root, and blob gas totals.
+ * ancestor, each a valid-looking mined header), withdrawals root, and blob gas totals. `encodedLength`:
+ * the length of the RLP the block came in, when at hand (else the block is encoded again to measure it).
  */
-export async function validateBody(block: Block, options: ImportRuleOptions): Promise<void> {
+export async function validateBody(block: Block, options: ImportRuleOptions, encodedLength?: number): Promise<void> {
   const header = block.header;
   for (const [index, tx] of block.transactions.entries()) {
     const errors = tx.getValidationErrors();
@@ -178,7 +179,7 @@ export async function validateBody(block: Block, options: ImportRuleOptions): Pr
     fail('withdrawals present before Shanghai');
   }
   if (header.common.isActivatedEIP(7934)) {
-    const size = block.serialize().length;
+    const size = encodedLength ?? block.serialize().length;
     const limit = Number(header.common.param('maxRlpBlockSize'));
     if (size > limit) fail(`block is ${size} bytes encoded, more than the ${limit} bytes EIP-7934 allows`);
   }

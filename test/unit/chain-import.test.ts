@@ -44,7 +44,7 @@ function transfer(key: string, nonce: bigint, data?: string, to?: string): Uint8
     .serialize();
 }
 
-test('blocks built on one chain import with runBlock into another with identical results', async (t) => {
+test('blocks built on one chain import into another with identical results; each stored block\'s size is its encoding\'s', async (t) => {
   const pathA = tempDataPath();
   const pathB = tempDataPath();
   const a = await Chain.open(pathA, await chainSpecFromGenesis(genesisJson));
@@ -77,7 +77,9 @@ test('blocks built on one chain import with runBlock into another with identical
       const receiptsA = await a.store.getReceipts(event.head.hash);
       const receiptsB = await b.store.getReceipts(imported.head.hash);
       t.deepEqual(receiptsB, receiptsA);
+      for (const chain of [a, b]) t.is(await chain.store.getBlockSize(event.head.hash), block!.serialize().length);
     }
+    t.is(await a.store.getBlockSize(new Uint8Array(32)), undefined);
     t.is(a.getHead().number, 3n);
     // Block 1 holds both transactions; in block 2 the gapped nonce was rejected, the nonce-1 transfer kept.
     t.is((await a.store.getBlockByNumber(1n))!.transactions.length, 2);

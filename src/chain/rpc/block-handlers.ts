@@ -16,7 +16,8 @@ export function blockHandlers(context: ChainRpcContext): DomainHandlers<typeof b
   const renderBlock = async (block: Block, fullTransactions: boolean): Promise<Json> => {
     const hash = block.hash();
     const totalDifficulty = (await store.getTotalDifficulty(hash)) ?? 0n;
-    return formatBlock(block, { fullTransactions, totalDifficulty, hash, size: block.serialize().length });
+    const size = (await store.getBlockSize(hash)) ?? block.serialize().length;
+    return formatBlock(block, { fullTransactions, totalDifficulty, hash, size });
   };
 
   /** An ommer as Besu shows it: the ommer header with an empty body. */
