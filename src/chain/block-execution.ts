@@ -39,7 +39,7 @@ export async function executeBlock(vm: VM, spec: ChainSpec, block: Block, parent
   const { header } = block;
   const common = vm.common;
   common.setHardforkBy({ blockNumber: header.number, timestamp: header.timestamp });
-  if (!followsQbftRules(vm, block)) {
+  if (!ownLoopSuffices(vm, block)) {
     return runBlockWithRewards(vm, spec, block, { root: parentStateRoot, skipHeaderValidation: true, skipBlockValidation: true, setHardfork: true });
   }
   await vm.stateManager.setStateRoot(parentStateRoot, true);
@@ -98,7 +98,7 @@ export async function executeBlock(vm: VM, spec: ChainSpec, block: Block, parent
 }
 
 /** Whether `block`, under the VM's hardfork for it, needs nothing at block level that only runBlock does. */
-function followsQbftRules(vm: VM, block: Block): boolean {
+function ownLoopSuffices(vm: VM, block: Block): boolean {
   const common = vm.common;
   if (block.common.consensusType() === ConsensusType.ProofOfWork) return false;
   if (common.hardforkIsActiveOnBlock(Hardfork.Dao, block.header.number) && block.header.number === common.hardforkBlock(Hardfork.Dao)) return false;
