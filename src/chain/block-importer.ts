@@ -174,7 +174,7 @@ export async function importBlocks(chain: Chain, slices: Iterable<BlockSlice>, o
     }
     try {
       validateHeader(block.header, parent.header, rules);
-      await validateBody(block, rules);
+      await validateBody(block, rules, slice.bytes.length);
     } catch (err) {
       throw failure(err instanceof InvalidBlockError ? err.reason : firstLine(err));
     }

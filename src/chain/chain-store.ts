@@ -238,10 +238,14 @@ export class ChainStore {
     ];
   }
 
-  /** Keeps what was just written in the caches, so the new head is served without a decode. */
-  rememberWritten(block: Block, hash: Uint8Array, receipts: StoredReceipt[]): void {
+  /**
+   * Keeps what was just written in the caches, so the new head is served without a decode;
+   * `encodedLength`, the length of the RLP written, spares reading it back for the block's size.
+   */
+  rememberWritten(block: Block, hash: Uint8Array, receipts: StoredReceipt[], encodedLength?: number): void {
     const key = bytesToHex(hash);
     this.blockCache.set(key, block);
     this.receiptCache.set(key, receipts);
+    if (encodedLength !== undefined) this.sizeCache.set(key, encodedLength);
   }
 }

@@ -576,10 +576,11 @@ export class Chain {
   private async storeAsHead(block: Block, receipts: StoredReceipt[], stateOps: KvOp[] = this.stateDb.drainStaged(), rlp?: Uint8Array): Promise<NewHeadEvent> {
     const hash = block.hash();
     const td = this.head.totalDifficulty + block.header.difficulty;
-    const ops = [...stateOps, ...this.store.blockOps(block, hash, receipts, td, rlp)];
+    const encoded = rlp ?? block.serialize();
+    const ops = [...stateOps, ...this.store.blockOps(block, hash, receipts, td, encoded)];
     // The block becomes the head — for the head view, pool, consensus, peers and receipt readers — only once this returns.
     await this.kv.write(ops, { sync: this.syncEachBlock });
-    this.store.rememberWritten(block, hash, receipts);
+    this.store.rememberWritten(block, hash, receipts, encoded.length);
     this.setHead(block, hash, td);
 
     const senderNonces = new Map<string, bigint>();
