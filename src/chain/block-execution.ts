@@ -20,6 +20,7 @@ import { needsExecutionCoinbase, runBlockWithRewards } from '../shared/execution
 import { collectRequests, runPreTransactionSystemCalls } from '../shared/execution/system-calls.js';
 import { encodeConsensusReceipt } from '../shared/ethereum/consensus-receipt.js';
 import { orderedTrieRoot } from '../shared/ethereum/ordered-trie.js';
+import { withFields } from '../shared/util/with-fields.js';
 
 export interface BlockExecution {
   /** Each transaction's consensus receipt (cumulative gas, and a state root before Byzantium). */
@@ -108,7 +109,7 @@ function ownLoopSuffices(vm: VM, block: Block): boolean {
 
 function consensusFields(receipt: TxReceipt, txType: number) {
   const outcome = 'stateRoot' in receipt ? { root: receipt.stateRoot } : { status: receipt.status };
-  return { ...outcome, cumulativeGasUsed: receipt.cumulativeBlockGasUsed, logsBloom: receipt.bitvector, logs: receipt.logs, txType };
+  return withFields(outcome, { cumulativeGasUsed: receipt.cumulativeBlockGasUsed, logsBloom: receipt.bitvector, logs: receipt.logs, txType });
 }
 
 /** runBlock's error text: the message, then the VM's hardfork and the block. */

@@ -53,12 +53,15 @@ async function freshEvm(code: string): Promise<EVM> {
 
 /** Calls of the library's per-opcode `runStep`, counted by a wrapper around it. */
 let runStepCalls = 0;
+/** Every interpreter `run` was called on since the last outcome, recorded by a wrapper around it. */
+let interpreters: Array<{ _runState: { memory: { _store: Uint8Array } } & Record<string, unknown> } & Record<string, unknown>> = [];
 
 async function outcome(code: string, gasLimit: bigint, traced: boolean) {
   const evm = await freshEvm(code);
   let steps = 0;
   if (traced) evm.events.on('step', () => void steps++);
   runStepCalls = 0;
+  interpreters = [];
   const to = new Address(hexToBytes('0x00000000000000000000000000000000000000d1'));
   const { execResult } = await evm.runCall({ caller: SENDER, origin: SENDER, to, gasLimit });
   const storage: string[] = [];
@@ -76,17 +79,25 @@ async function outcome(code: string, gasLimit: bigint, traced: boolean) {
     },
     steps,
     runStepCalls,
+    interpreters,
   };
 }
 
 test.before(async () => {
   await tuneInterpreter();
   const url = new URL('./interpreter.js', import.meta.resolve('@ethereumjs/evm'));
-  const { Interpreter } = (await import(url.href)) as { Interpreter: { prototype: { runStep: (...args: unknown[]) => Promise<void> } } };
+  const { Interpreter } = (await import(url.href)) as {
+    Interpreter: { prototype: { runStep: (...args: unknown[]) => Promise<void>; run: (...args: unknown[]) => Promise<unknown> } };
+  };
   const runStep = Interpreter.prototype.runStep;
   Interpreter.prototype.runStep = function (...args: unknown[]) {
     runStepCalls++;
     return runStep.apply(this, args);
+  };
+  const run = Interpreter.prototype.run;
+  Interpreter.prototype.run = function (this: (typeof interpreters)[number], ...args: unknown[]) {
+    interpreters.push(this);
+    return run.apply(this, args);
   };
 });
 
@@ -125,6 +136,28 @@ test.serial('the programs do what they are meant to (the comparison compares som
   t.is((await outcome(PROGRAMS['out of gas in an endless loop']!.code, 10_000n, false)).outcome.error, 'out of gas');
   t.regex((await outcome(PROGRAMS['jump to a non-destination']!.code, 10_000n, false)).outcome.error ?? '', /^invalid JUMP/);
   t.is((await outcome(PROGRAMS['stack underflow']!.code, 10_000n, false)).outcome.error, 'stack underflow');
+});
+
+test.serial("frames open with memory cut from a shared buffer, on interpreters with the library constructor's fields", async (t) => {
+  const tuned = await outcome(CALLER_CODE, 1_000_000n, false);
+  const library = await outcome(CALLER_CODE, 1_000_000n, true);
+  // The caller's frame and the looper's.
+  t.is(tuned.interpreters.length, 2);
+  t.is(library.interpreters.length, 2);
+  const [first, second] = tuned.interpreters.map((interpreter) => interpreter._runState.memory._store);
+  // Each frame's memory a 1 kB view of its own in one 64 kB buffer; the library's an 8 kB array each.
+  t.is(first!.buffer, second!.buffer);
+  t.is(first!.buffer.byteLength, 64 * 1024);
+  t.not(first!.byteOffset, second!.byteOffset);
+  t.is(first!.byteLength, 1024);
+  for (const interpreter of library.interpreters) t.is(interpreter._runState.memory._store.buffer.byteLength, 8192);
+  // Field for field what the library's constructor sets (a library upgrade that adds one fails here).
+  for (const [index, interpreter] of tuned.interpreters.entries()) {
+    const made = library.interpreters[index]!;
+    t.deepEqual(Object.keys(interpreter), Object.keys(made));
+    t.deepEqual(Object.keys(interpreter._runState), Object.keys(made._runState));
+    t.is(Object.getPrototypeOf(interpreter._runState.memory), Object.getPrototypeOf(made._runState.memory));
+  }
 });
 
 test('word32 makes the 32-byte word the library makes of a stack value', (t) => {

@@ -27,7 +27,9 @@ export function blockFromBytesArray(values: BlockBytes, opts: BlockOptions): Blo
     throw EthereumJSErrorWithoutCode('Invalid serialized block input: EIP-4895 is active, and no withdrawals were provided as array');
   }
   const txCommon = txCommonFor(common.chainId(), common.hardfork());
-  const transactions: TypedTransaction[] = (txsData ?? []).map((txData) => createTxFromBlockBodyData(txData, { ...opts, common: txCommon }));
+  // One options object for the block's transactions, not one literal per transaction.
+  const txOpts = { ...opts, common: txCommon };
+  const transactions: TypedTransaction[] = (txsData ?? []).map((txData) => createTxFromBlockBodyData(txData, txOpts));
   // As ethereumjs: ommers take the header's Common and never compute their difficulty from a parent.
   const uncleOpts: BlockOptions = { ...opts, common, calcDifficultyFromHeader: undefined, ...(opts.setHardfork !== undefined ? { setHardfork: true } : {}) };
   const uncleHeaders = (unclesData ?? []).map((uncle) => createBlockHeaderFromBytesArray(uncle, uncleOpts));

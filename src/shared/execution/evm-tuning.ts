@@ -6,6 +6,7 @@
 import type { Common } from '@ethereumjs/common';
 import { EVMError } from '@ethereumjs/evm';
 import { Account, bigIntToBytes, bytesToBigInt, createZeroAddress, setLengthLeft } from '@ethereumjs/util';
+import { withFields } from '../util/with-fields.js';
 
 interface JumpAnalysis {
   jumps: Uint8Array;
@@ -332,19 +333,25 @@ type FrameMessage = any;
  * merging the frame's run state, result and environment with `{ ...a, ...b, ...c }`: V8 makes a
  * literal with more than one spread of objects this size property by property on a slow path, about
  * 40 µs on this machine, more than the rest of an ERC-20 transfer's frame. This is the library's
- * method (evm.js, 10.1) with that one merge done by `Object.assign`, which copies the same own
- * properties in the same order onto a plain object.
+ * method (evm.js, 10.1) with that merge done by `Object.assign`, which copies the same own properties
+ * in the same order onto a plain object, its result made by `withFields` (the literal `{ ...result,
+ * runState, ... }` takes the same slow path, ~9 µs per eth_call), and its interpreter opened with
+ * memory from a shared buffer (`interpreterWithSlabMemory`).
  */
 function mergeFrameStateWithAssign(): Promise<void> {
   frameResultsInstalled ??= (async () => {
-    const [{ EVM: EvmClass, defaultBlock }, { Interpreter }] = await Promise.all([
+    const [{ EVM: EvmClass, defaultBlock }, { Interpreter }, { Memory }, { Stack }] = await Promise.all([
       evmModule<{ EVM?: { prototype: { runInterpreter?: unknown } }; defaultBlock?: () => unknown }>('./evm.js'),
       evmModule<{ Interpreter?: new (...args: any[]) => any }>('./interpreter.js'),
+      evmModule<{ Memory?: new () => { _store: Uint8Array } }>('./memory.js'),
+      evmModule<{ Stack?: new () => unknown }>('./stack.js'),
     ]);
     const prototype = EvmClass?.prototype;
     if (prototype === undefined || typeof prototype.runInterpreter !== 'function' || typeof defaultBlock !== 'function' || Interpreter === undefined) {
       throw new Error('@ethereumjs/evm: EVM.runInterpreter, defaultBlock or Interpreter not found');
     }
+    if (Memory === undefined || Stack === undefined || !(new Memory()._store instanceof Uint8Array)) throw new Error('@ethereumjs/evm: Memory or Stack not found');
+    const openInterpreter = interpreterWithSlabMemory(Interpreter, Memory, Stack);
     prototype.runInterpreter = async function (this: any, message: FrameMessage, opts: any = {}) {
       let contract = await this.stateManager.getAccount(message.to ?? createZeroAddress());
       if (!contract) contract = new Account();
@@ -369,7 +376,7 @@ function mergeFrameStateWithAssign(): Promise<void> {
         createdAddresses: message.createdAddresses,
         initialLogs: opts.initialLogs,
       };
-      const interpreter = new Interpreter(this, this.stateManager, this.blockchain, env, message.gasLimit, this.journal, this.performanceLogger, this._optsCached.profiler);
+      const interpreter = openInterpreter(this, env, message.gasLimit);
       if (message.selfdestruct) interpreter._result.selfdestruct = message.selfdestruct;
       if (message.createdAddresses) interpreter._result.createdAddresses = message.createdAddresses;
       const interpreterRes = await interpreter.run(message.code, opts);
@@ -379,11 +386,11 @@ function mergeFrameStateWithAssign(): Promise<void> {
         const error = interpreterRes.exceptionError.error;
         if (error !== EVMError.errorMessages.REVERT && error !== EVMError.errorMessages.INVALID_EOF_FORMAT) gasUsed = message.gasLimit;
         // Clear the result on error
-        result = { ...result, logs: [], selfdestruct: new Map(), createdAddresses: new Set() };
+        result = withFields(result, { logs: [], selfdestruct: new Map(), createdAddresses: new Set() });
       }
       message.accessWitness?.commit();
-      return {
-        ...result,
+      // The library's `{ ...result, runState: ..., ... }`: withFields builds the same object off V8's slow path.
+      return withFields(result, {
         runState: Object.assign({}, interpreterRes.runState, result, interpreter._env),
         exceptionError: interpreterRes.exceptionError,
         gas: interpreterRes.runState?.gasLeft,
@@ -391,10 +398,85 @@ function mergeFrameStateWithAssign(): Promise<void> {
         gasRefund: interpreterRes.runState.gasRefund,
         stateGasSpilled: interpreterRes.runState.stateGasSpilled,
         returnValue: result.returnValue ?? new Uint8Array(0),
-      };
+      });
     };
   })();
   return frameResultsInstalled;
+}
+
+/** Bytes of EVM memory a frame starts with: an ERC-20 call's frames use a few hundred. */
+const FRAME_MEMORY_BYTES = 1024;
+/** Frames' first memory cut from one buffer: 64 kB stays under glibc's 128 kB mmap threshold. */
+const FRAMES_PER_SLAB = 64;
+
+/**
+ * `new Interpreter(...)` as the library's constructor (interpreter.js, 10.1) makes it, field for field,
+ * but with the frame's memory cut from a shared buffer. The library gives every frame a fresh 8 kB
+ * `Uint8Array`: an allocation outside V8's heap, counted as external memory, and once the external
+ * memory allocated since the last full collection passes V8's limit (64 MB, reached every few blocks
+ * of thousands of transfers), every such allocation does a step of incremental marking before it
+ * returns. Profiled, `new Memory()` took 30 µs per frame on the chain thread (build and import of
+ * 2,000-transfer blocks, bench/block-building.ts) and 7 µs per eth_call on a reader. Here a frame's
+ * memory starts as a 1 kB view into a 64 kB buffer shared by 64 frames, zeroed as the library's and
+ * never handed to another frame; memory growing past it is extended by the library's own `Memory.extend`
+ * into an array of its own, as before. A view another frame still holds (call data passed down)
+ * keeps the buffer alive, as it kept the frame's own array alive.
+ *
+ * Step listeners (tracers), DEBUG and the profiler get the library's constructor, as they get its loop.
+ */
+function interpreterWithSlabMemory(
+  Interpreter: new (...args: any[]) => any,
+  Memory: new () => { _store: Uint8Array },
+  Stack: new () => unknown,
+): (evm: any, env: any, gasLeft: bigint) => any {
+  let slab = new ArrayBuffer(0);
+  let nextInSlab = FRAMES_PER_SLAB;
+  const frameMemory = () => {
+    if (nextInSlab === FRAMES_PER_SLAB) {
+      slab = new ArrayBuffer(FRAMES_PER_SLAB * FRAME_MEMORY_BYTES);
+      nextInSlab = 0;
+    }
+    const memory = Object.create(Memory.prototype) as { _store: Uint8Array };
+    memory._store = new Uint8Array(slab, FRAME_MEMORY_BYTES * nextInSlab++, FRAME_MEMORY_BYTES);
+    return memory;
+  };
+  return (evm, env, gasLeft) => {
+    const common = evm.common;
+    if (evm.DEBUG || evm._optsCached.profiler?.enabled === true || evm.events.listenerCount('step') > 0 || (common.consensusType() === 'poa' && evm._optsCached.cliqueSigner === undefined)) {
+      return new Interpreter(evm, evm.stateManager, evm.blockchain, env, gasLeft, evm.journal, evm.performanceLogger, evm._optsCached.profiler);
+    }
+    const interpreter = Object.create(Interpreter.prototype);
+    interpreter.opDebuggers = {};
+    interpreter._evm = evm;
+    interpreter._stateManager = evm.stateManager;
+    interpreter.common = common;
+    interpreter._runState = {
+      programCounter: 0,
+      opCode: 0xfe,
+      memory: frameMemory(),
+      memoryWordCount: 0n,
+      highestMemCost: 0n,
+      stack: new Stack(),
+      code: new Uint8Array(0),
+      validJumps: Uint8Array.from([]),
+      cachedPushes: {},
+      stateManager: evm.stateManager,
+      blockchain: evm.blockchain,
+      env,
+      shouldDoJumpAnalysis: true,
+      interpreter,
+      gasRefund: env.gasRefund,
+      gasLeft,
+      stateGasSpilled: 0n,
+      returnBytes: new Uint8Array(0),
+    };
+    interpreter.journal = evm.journal;
+    interpreter._env = env;
+    interpreter._result = { logs: env.initialLogs ? [...env.initialLogs] : [], returnValue: undefined, selfdestruct: new Map() };
+    interpreter.profilerOpts = evm._optsCached.profiler;
+    interpreter.performanceLogger = evm.performanceLogger;
+    return interpreter;
+  };
 }
 
 /** EIPs whose work in `EVM._executeCall` the short path below does not do (Amsterdam's, binary trees, Verkle). */

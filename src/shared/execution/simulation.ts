@@ -17,6 +17,7 @@ import { txCommonFor } from '../ethereum/tx-common.js';
 import type { StateAtBlock } from './state-views.js';
 import { StructLogCollector, reanchorAfterPreByzantium, withStepListener } from './struct-log-tracer.js';
 import type { TraceOptions } from '../rpc/methods/param-shapes.js';
+import { withFields } from '../util/with-fields.js';
 
 /** EIP-7825's cap on a transaction's gas limit (2^24), from Osaka on. */
 export const TX_GAS_LIMIT_CAP = 16_777_216n;
@@ -89,7 +90,7 @@ export class CallSimulator {
     if (block.header.baseFeePerGas === undefined) return block;
     const hash = bytesToHex(block.hash());
     if (this.zeroBaseFeeEnv?.hash !== hash) {
-      const env = this.state.spec.createBlock({ ...block.header.toJSON(), baseFeePerGas: 0n } as never, []);
+      const env = this.state.spec.createBlock(withFields(block.header.toJSON(), { baseFeePerGas: 0n }) as never, []);
       this.zeroBaseFeeEnv = { hash, block: env };
     }
     return this.zeroBaseFeeEnv.block;
@@ -204,7 +205,7 @@ export class CallSimulator {
     const list = (first.accessList ?? [])
       .filter((entry) => !exclude.has(entry.address.toLowerCase()) && !isPrecompile(entry.address as string))
       .map((entry) => ({ address: hexToBytes(entry.address as `0x${string}`), storageKeys: entry.storageKeys.map((key) => hexToBytes(key as `0x${string}`)) }));
-    const withList = list.length === 0 ? first : await this.simulate({ ...call, accessList: list }, block, this.gasCap(block));
+    const withList = list.length === 0 ? first : await this.simulate(withFields(call, { accessList: list }), block, this.gasCap(block));
     const shown = list.map((entry) => ({ address: bytesToHex(entry.address), storageKeys: entry.storageKeys.map(bytesToHex) }));
     const result: { [key: string]: Json } = { gasUsed: bigIntToHex(withList.totalGasSpent), accessList: shown };
     const error = withList.execResult.exceptionError;
@@ -215,7 +216,7 @@ export class CallSimulator {
   async estimateGas(call: CallRequest, block: Block, overrides?: AccountOverride[]): Promise<bigint> {
     // Besu searches up to the gas cap whatever gas the call names.
     const cap = this.gasCap(block);
-    call = { ...call, gas: cap };
+    call = withFields(call, { gas: cap });
     const first = await this.simulate(call, block, cap, overrides);
     const failure = first.execResult.exceptionError;
     if (failure) {
@@ -228,7 +229,7 @@ export class CallSimulator {
     }
     const fits = async (gas: bigint) => {
       try {
-        return !(await this.simulate({ ...call, gas }, block, gas, overrides)).execResult.exceptionError;
+        return !(await this.simulate(withFields(call, { gas }), block, gas, overrides)).execResult.exceptionError;
       } catch {
         return false;
       }
@@ -503,14 +504,13 @@ function simulationError(err: unknown): RpcError {
 function simulatedTransaction(call: CallRequest, gasLimit: bigint, common: VM['common'], signed = false): TypedTransaction {
   // A placeholder signature (never checked: the sender is set directly) gives the transaction a hash.
   const signature = signed ? { v: call.maxFeePerGas !== undefined || call.maxPriorityFeePerGas !== undefined || call.blobVersionedHashes !== undefined || (call.accessList ?? []).length > 0 ? 0n : 27n, r: 1n, s: 1n } : {};
-  const base = {
-    ...signature,
+  const base = withFields(signature, {
     nonce: call.nonce,
     gasLimit,
     to: call.to,
     value: call.value ?? 0n,
     data: call.input ?? new Uint8Array(),
-  };
+  });
   const accessList = (call.accessList ?? []).map((entry): [Uint8Array, Uint8Array[]] => [entry.address, entry.storageKeys]);
   // Blob transactions need the chain Common (it carries the KZG backend); the others take the
   // pre-merged transaction Common, which spares a parameter merge per call.
@@ -524,26 +524,25 @@ function simulatedTransaction(call: CallRequest, gasLimit: bigint, common: VM['c
       throw new RpcError(RpcErrors.INVALID_TRANSACTION_TYPE, undefined, 'transaction blob transactions must have a to address');
     }
     return createBlob4844Tx(
-      {
-        ...base,
+      withFields(base, {
         to: call.to,
         accessList,
         maxFeePerGas: call.maxFeePerGas ?? call.gasPrice ?? 0n,
         maxPriorityFeePerGas: call.maxPriorityFeePerGas ?? call.gasPrice ?? 0n,
         maxFeePerBlobGas: call.maxFeePerBlobGas ?? 0n,
         blobVersionedHashes: call.blobVersionedHashes,
-      },
+      }),
       opts,
     );
   }
   if (call.maxFeePerGas !== undefined || call.maxPriorityFeePerGas !== undefined) {
     return createFeeMarket1559Tx(
-      { ...base, accessList, maxFeePerGas: call.maxFeePerGas ?? 0n, maxPriorityFeePerGas: call.maxPriorityFeePerGas ?? 0n },
+      withFields(base, { accessList, maxFeePerGas: call.maxFeePerGas ?? 0n, maxPriorityFeePerGas: call.maxPriorityFeePerGas ?? 0n }),
       opts,
     );
   }
-  if (accessList.length > 0) return createAccessList2930Tx({ ...base, accessList, gasPrice: call.gasPrice ?? 0n }, opts);
-  return createLegacyTx({ ...base, gasPrice: call.gasPrice ?? 0n }, opts);
+  if (accessList.length > 0) return createAccessList2930Tx(withFields(base, { accessList, gasPrice: call.gasPrice ?? 0n }), opts);
+  return createLegacyTx(withFields(base, { gasPrice: call.gasPrice ?? 0n }), opts);
 }
 
 /** Besu's blob checks of a simulated blob transaction: blob count, then the blob fee when prices count. */
