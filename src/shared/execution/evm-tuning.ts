@@ -139,11 +139,26 @@ interface RunResult {
   runState: RunState;
   exceptionError: unknown;
 }
+
+/** What of an EVM tells whether something watches it run. */
+interface WatchableEvm {
+  DEBUG: boolean;
+  events: { listenerCount(event: string): number };
+  _optsCached: { profiler?: { enabled?: boolean } };
+}
+
+/**
+ * Whether DEBUG logging, the library's profiler or a tracer's step listener watch `evm`: then the tuned
+ * loop, frame opening and message call step aside for the library's own code, which is what feeds them.
+ */
+function watched(evm: WatchableEvm): boolean {
+  return evm.DEBUG || evm._optsCached.profiler?.enabled === true || evm.events.listenerCount('step') > 0;
+}
+
 interface SteppingInterpreter {
   _runState: RunState;
-  _evm: { DEBUG: boolean; events: { listenerCount(event: string): number }; _opcodeMap: OpcodeEntry[] };
+  _evm: WatchableEvm & { _opcodeMap: OpcodeEntry[] };
   common: Common;
-  profilerOpts?: { enabled?: boolean };
   run(code: Uint8Array, opts?: { pc?: number }): Promise<RunResult>;
   runStep(opcode?: OpcodeEntry): Promise<void>;
   useGas(amount: bigint, context?: unknown): void;
@@ -204,9 +219,7 @@ function runSynchronousOpcodesInline(): Promise<void> {
         (code[0] === 0xef && common.isActivatedEIP(3540)) ||
         common.isActivatedEIP(6800) ||
         common.isActivatedEIP(7864) ||
-        this.profilerOpts?.enabled === true ||
-        evm.DEBUG ||
-        evm.events.listenerCount('step') > 0
+        watched(evm)
       ) {
         return libraryRun.call(this, code, opts);
       }
@@ -442,7 +455,7 @@ function interpreterWithSlabMemory(
   };
   return (evm, env, gasLeft) => {
     const common = evm.common;
-    if (evm.DEBUG || evm._optsCached.profiler?.enabled === true || evm.events.listenerCount('step') > 0 || (common.consensusType() === 'poa' && evm._optsCached.cliqueSigner === undefined)) {
+    if (watched(evm) || (common.consensusType() === 'poa' && evm._optsCached.cliqueSigner === undefined)) {
       return new Interpreter(evm, evm.stateManager, evm.blockchain, env, gasLeft, evm.journal, evm.performanceLogger, evm._optsCached.profiler);
     }
     const interpreter = Object.create(Interpreter.prototype);
@@ -503,12 +516,7 @@ function openCallFramesWithAssign(): Promise<void> {
     }
     prototype._executeCall = async function (this: any, message: FrameMessage) {
       const common = this.common;
-      if (
-        this.DEBUG ||
-        this._optsCached.profiler?.enabled === true ||
-        this.events.listenerCount('step') > 0 ||
-        EXECUTE_CALL_LIBRARY_EIPS.some((eip) => common.isActivatedEIP(eip))
-      ) {
+      if (watched(this) || EXECUTE_CALL_LIBRARY_EIPS.some((eip) => common.isActivatedEIP(eip))) {
         return libraryExecuteCall.call(this, message);
       }
       const gasLimit = message.gasLimit;

@@ -90,7 +90,7 @@ export class CallSimulator {
     if (block.header.baseFeePerGas === undefined) return block;
     const hash = bytesToHex(block.hash());
     if (this.zeroBaseFeeEnv?.hash !== hash) {
-      const env = this.state.spec.createBlock(withFields(block.header.toJSON(), { baseFeePerGas: 0n }) as never, []);
+      const env = this.state.spec.createBlock({ ...block.header.toJSON(), baseFeePerGas: 0n } as never, []);
       this.zeroBaseFeeEnv = { hash, block: env };
     }
     return this.zeroBaseFeeEnv.block;
