@@ -19,7 +19,7 @@ import { startBenchNode } from './lib/dev-node.js';
 import { fixed, log, megabytes, printTable, rate } from './lib/format.js';
 import { jsonPostRequest, rpcBody, RpcClient, runClosedLoop, type LoadJob } from './lib/http-client.js';
 import { blockFill, includedRate, sendAllOrThrow, startInclusionWatch, tallyError, waitForNonces, type InclusionFigures } from './lib/tx-load.js';
-import { readCpuMs, RssSampler } from './lib/proc.js';
+import { readCpuMs, readThreadCpuMs, RssSampler, threadCpuSince } from './lib/proc.js';
 import { HEAP_SNAPSHOT_DIR_ENV } from '../src/main/supervisor/memory.js';
 import { describeNodeMemory, NodeMemoryLog } from './lib/node-memory-log.js';
 import { accountFromKey, randomAccount, signingCommon, signTx, type Account, type SignedTx, type UnsignedFields } from './lib/signing.js';
@@ -278,6 +278,7 @@ async function runWorkload(
   rss.resetPeak();
   memoryLog.resetPeak();
   const cpuAtStart = readCpuMs(rss.pid);
+  const threadCpuAtStart = readThreadCpuMs(rss.pid);
   const latencies = new LatencyRecorder();
   const rejected = new MessageTally();
   let accepted = 0;
@@ -325,6 +326,7 @@ async function runWorkload(
   const inclusion = await watching;
   const peakRssKb = rss.peak();
   const cpuMsPerTx = ((readCpuMs(rss.pid) ?? Number.NaN) - (cpuAtStart ?? Number.NaN)) / accepted;
+  const threadCpu = threadCpuSince(threadCpuAtStart, readThreadCpuMs(rss.pid)).filter(([, ms]) => ms > 0);
   const ourBlocks = inclusion.blocks.filter((b) => b.ours > 0);
   log(
     `included: ${inclusion.included} in ${ourBlocks.length} blocks (${inclusion.txsInSpan} txs over ${inclusion.spanSeconds} s of block time → ` +
@@ -336,6 +338,8 @@ async function runWorkload(
   // A gap above the 1-second period means building or importing the previous block overran it.
   const fill = blockFill(inclusion);
   log(`transactions per block (seconds since the previous block): ${fill.join(', ')}`);
+  // Where the node's CPU went: the chain against admission (transports, pool, decoding) and V8's own threads (`node`: GC helpers, compilers).
+  if (threadCpu.length > 0) log(`node CPU by thread (ms): ${threadCpu.map(([name, ms]) => `${name} ${Math.round(ms)}`).join(', ')}`);
   log(`node peak RSS during the workload: ${megabytes(peakRssKb)}; the node's memory line with the highest RSS: ${describeNodeMemory(memoryLog.peak)}`);
   return {
     name,

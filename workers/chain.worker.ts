@@ -7,7 +7,7 @@
 import { exposeControl } from '../src/shared/actors/control.js';
 import { openChannel } from '../src/shared/actors/channel.js';
 import { CONSENSUS_CHAIN, LOGINDEX_CHAIN, P2P_CHAIN, READER_CHAIN, TRANSPORT_CHAIN, TXPOOL_CHAIN } from '../src/shared/actors/channels.js';
-import { actorData } from '../src/shared/actors/worker-data.js';
+import { startActorThread } from '../src/shared/actors/worker-data.js';
 import { Chain } from '../src/chain/chain.js';
 import { prepareDatabaseLocation } from '../src/chain/database-location.js';
 import { ChainActor } from '../src/chain/chain-actor.js';
@@ -16,7 +16,7 @@ import { parseGenesisJson } from '../src/shared/ethereum/genesis.js';
 import { HeadWriter } from '../src/shared/shared-memory/head-view.js';
 import { Logger, setLogLevel } from '../src/shared/util/log.js';
 
-const data = actorData('chain');
+const data = startActorThread('chain');
 setLogLevel(data.logLevel);
 const log = new Logger('Chain');
 

@@ -7,7 +7,7 @@ import { openChannel } from '../src/shared/actors/channel.js';
 import type { ChannelEnd } from '../src/shared/actors/channel.js';
 import { CONSENSUS_CHAIN, CONSENSUS_P2P, CONSENSUS_TXPOOL, TRANSPORT_CONSENSUS } from '../src/shared/actors/channels.js';
 import type { ConsensusP2p } from '../src/shared/actors/channels.js';
-import { actorData } from '../src/shared/actors/worker-data.js';
+import { startActorThread } from '../src/shared/actors/worker-data.js';
 import { NodeConsensus, systemClock } from '../src/consensus/node-consensus.js';
 import type { ConsensusNetwork } from '../src/consensus/node-consensus.js';
 import { messageAuthor } from '../src/consensus/messages.js';
@@ -17,7 +17,7 @@ import type { JsonTextServer } from '../src/shared/rpc/dispatch.js';
 import { RpcError, RpcErrors } from '../src/shared/rpc/errors.js';
 import { Logger, setLogLevel } from '../src/shared/util/log.js';
 
-const data = actorData('consensus');
+const data = startActorThread('consensus');
 setLogLevel(data.logLevel);
 const log = new Logger('Consensus');
 

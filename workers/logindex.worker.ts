@@ -6,14 +6,14 @@
 import { exposeControl } from '../src/shared/actors/control.js';
 import { openChannel } from '../src/shared/actors/channel.js';
 import { LOGINDEX_CHAIN, TRANSPORT_LOGINDEX } from '../src/shared/actors/channels.js';
-import { actorData } from '../src/shared/actors/worker-data.js';
+import { startActorThread } from '../src/shared/actors/worker-data.js';
 import { HeadReader } from '../src/shared/shared-memory/head-view.js';
 import { logIndexPath } from '../src/shared/util/data-path.js';
 import { Logger, setLogLevel } from '../src/shared/util/log.js';
 import { chainLogSource, LogIndexActor, openIndexStore } from '../src/logindex/logindex-actor.js';
 import { describeHead } from '../src/logindex/log-index.js';
 
-const data = actorData('logindex');
+const data = startActorThread('logindex');
 setLogLevel(data.logLevel);
 const log = new Logger('LogIndex');
 

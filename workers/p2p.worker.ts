@@ -6,7 +6,7 @@
 import { exposeControl } from '../src/shared/actors/control.js';
 import { openChannel } from '../src/shared/actors/channel.js';
 import { CONSENSUS_P2P, P2P_CHAIN, P2P_TXPOOL, TRANSPORT_P2P } from '../src/shared/actors/channels.js';
-import { actorData } from '../src/shared/actors/worker-data.js';
+import { startActorThread } from '../src/shared/actors/worker-data.js';
 import { parseEnode } from '../src/shared/ethereum/enode.js';
 import { parseGenesisJson } from '../src/shared/ethereum/genesis.js';
 import { P2pService } from '../src/p2p/p2p-service.js';
@@ -15,7 +15,7 @@ import { serveMethodsAsJsonText } from '../src/shared/rpc/dispatch.js';
 import { P2pStatusReader, P2pStatusWriter } from '../src/shared/shared-memory/p2p-status-view.js';
 import { Logger, setLogLevel } from '../src/shared/util/log.js';
 
-const data = actorData('p2p');
+const data = startActorThread('p2p');
 setLogLevel(data.logLevel);
 const log = new Logger('P2P');
 

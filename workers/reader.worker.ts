@@ -11,7 +11,7 @@
 import { exposeControl } from '../src/shared/actors/control.js';
 import { openChannel } from '../src/shared/actors/channel.js';
 import { READER_CHAIN, TRANSPORT_READER } from '../src/shared/actors/channels.js';
-import { actorData } from '../src/shared/actors/worker-data.js';
+import { startActorThread } from '../src/shared/actors/worker-data.js';
 import { chainSpecFromGenesis } from '../src/shared/execution/network-spec.js';
 import { KzgVerifierPool } from '../src/shared/execution/kzg-verifier.js';
 import { serveMethodsAsJsonText } from '../src/shared/rpc/dispatch.js';
@@ -20,7 +20,7 @@ import { setLogLevel } from '../src/shared/util/log.js';
 import { ArrivalOrder } from '../src/shared/util/arrival-order.js';
 import { StateReader } from '../src/reader/state-reader.js';
 
-const data = actorData('reader');
+const data = startActorThread('reader');
 setLogLevel(data.logLevel);
 const kzgVerifier = new KzgVerifierPool();
 

@@ -12,7 +12,7 @@
 import { exposeControl } from '../src/shared/actors/control.js';
 import { openChannel, RemoteError } from '../src/shared/actors/channel.js';
 import { TRANSPORT_CHAIN, TRANSPORT_CONSENSUS, TRANSPORT_LOGINDEX, TRANSPORT_P2P, TRANSPORT_READER, TRANSPORT_TXPOOL } from '../src/shared/actors/channels.js';
-import { actorData } from '../src/shared/actors/worker-data.js';
+import { startActorThread } from '../src/shared/actors/worker-data.js';
 import { RpcErrors, toRpcErrorObject } from '../src/shared/rpc/errors.js';
 import { ETH_PROTOCOL_VERSION } from '../src/shared/ethereum/eth-protocol.js';
 import type { JsonRpcTransport } from '../src/shared/rpc/registry.js';
@@ -34,7 +34,7 @@ import { SubscriptionHub } from '../src/transport/subscription-hub.js';
 import { Logger, setLogLevel } from '../src/shared/util/log.js';
 import type { ServiceAuthentication } from '../src/transport/auth/service-authentication.js';
 
-const data = actorData('transport');
+const data = startActorThread('transport');
 setLogLevel(data.logLevel);
 const log = new Logger('JsonRpc');
 

@@ -6,7 +6,7 @@ import { availableParallelism } from 'node:os';
 import { exposeControl } from '../src/shared/actors/control.js';
 import { openChannel } from '../src/shared/actors/channel.js';
 import { CONSENSUS_TXPOOL, P2P_TXPOOL, TRANSPORT_TXPOOL, TXPOOL_CHAIN } from '../src/shared/actors/channels.js';
-import { actorData } from '../src/shared/actors/worker-data.js';
+import { startActorThread } from '../src/shared/actors/worker-data.js';
 import { parseGenesisJson } from '../src/shared/ethereum/genesis.js';
 import { Logger, setLogLevel } from '../src/shared/util/log.js';
 import { TaskPool } from '../src/shared/util/task-pool.js';
@@ -14,7 +14,7 @@ import { TxPoolActor } from '../src/txpool/txpool-actor.js';
 import { DecodeBatches } from '../src/txpool/decode-batches.js';
 import type decodeTransactions from './tasks/transaction-decode.task.js';
 
-const data = actorData('txpool');
+const data = startActorThread('txpool');
 setLogLevel(data.logLevel);
 const log = new Logger('TxPool');
 

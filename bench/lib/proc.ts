@@ -1,5 +1,5 @@
 /** Samples a process' resident set size from /proc and keeps the peak. */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /** VmRSS of `pid` in kB, or undefined when the process is gone or /proc is unavailable. */
 export function readRssKb(pid: number): number | undefined {
@@ -54,18 +54,50 @@ export class RssSampler {
 /** Clock ticks per second of /proc/<pid>/stat times (USER_HZ; 100 on Linux for every mainstream architecture). */
 const USER_HZ = 100;
 
+/** User + system CPU ms of a /proc stat line (a process's or a thread's). */
+function statCpuMs(stat: string): number {
+  // The command name (field 2) may contain spaces; the fields after its closing parenthesis are fixed.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / USER_HZ;
+}
+
 /** CPU time (user + system, all threads) the process has used so far, in ms; undefined when gone. */
 export function readCpuMs(pid: number): number | undefined {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-    // The command name (field 2) may contain spaces; the fields after its closing parenthesis are fixed.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const utime = Number(fields[11]);
-    const stime = Number(fields[12]);
-    return ((utime + stime) * 1000) / USER_HZ;
+    return statCpuMs(readFileSync(`/proc/${pid}/stat`, 'latin1'));
   } catch {
     return undefined;
   }
+}
+
+/**
+ * CPU time (user + system, ms) of each thread of `pid` so far, summed by thread name (the node names
+ * its threads: chain, txpool, transport-0, tx-decode… — src/shared/util/thread-name.ts; V8's and
+ * libuv's own threads are all `node`). Empty when /proc is unavailable.
+ */
+export function readThreadCpuMs(pid: number): Map<string, number> {
+  const byName = new Map<string, number>();
+  let tids: string[];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return byName;
+  }
+  for (const tid of tids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'latin1');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      byName.set(name, (byName.get(name) ?? 0) + statCpuMs(stat));
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return byName;
+}
+
+/** Per thread name, the CPU ms used between two `readThreadCpuMs` readings, largest first (threads started meanwhile count from 0). */
+export function threadCpuSince(before: Map<string, number>, after: Map<string, number>): [string, number][] {
+  return [...after].map(([name, ms]): [string, number] => [name, ms - (before.get(name) ?? 0)]).sort((a, b) => b[1] - a[1]);
 }
 
 /** Measures a process' CPU use over an interval, as a percentage of one core. */

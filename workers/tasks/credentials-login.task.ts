@@ -6,6 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { setPriority } from 'node:os';
+import { nameThisThread } from '../../src/shared/util/thread-name.js';
 import { checkLogin, type LoginCheckResult } from '../../src/tasks/credentials-login.js';
 
 /**
@@ -14,6 +15,7 @@ import { checkLogin, type LoginCheckResult } from '../../src/tasks/credentials-l
  * pid sets the calling thread only.
  */
 const LOGIN_THREAD_NICENESS = 10;
+nameThisThread('login');
 try {
   setPriority(LOGIN_THREAD_NICENESS);
 } catch {

@@ -7,6 +7,9 @@ import type { RpcErrorObject } from '../../src/shared/rpc/types.js';
 import { decodeRawTransaction } from '../../src/tasks/transaction-decode.js';
 import type { BlobVerifier } from '../../src/tasks/transaction-decode.js';
 import type { DecodedTx, TxRules } from '../../src/shared/ethereum/decoded-tx.js';
+import { nameThisThread } from '../../src/shared/util/thread-name.js';
+
+nameThisThread('tx-decode');
 
 export type DecodeTaskResult = { ok: DecodedTx } | { error: RpcErrorObject };
 

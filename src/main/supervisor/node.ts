@@ -140,7 +140,8 @@ export async function runNode(options: NodeOptions): Promise<number> {
 
   const spawn = <A extends ActorName>(actor: A, name: string, data: ActorDataOf[A]): Remote<ControlOf<A>> => {
     const mailboxCounters = mainEventLoop === undefined ? undefined : createMailboxCounters();
-    const workerData: ActorDataOf[A] = mailboxCounters === undefined ? data : { ...data, metrics: { mailboxCounters } };
+    const named: ActorDataOf[A] = { ...data, threadName: name };
+    const workerData: ActorDataOf[A] = mailboxCounters === undefined ? named : { ...named, metrics: { mailboxCounters } };
     // Every port named in the actor's data moves to its thread.
     const worker = new Worker(new URL(`../../../workers/${WORKER_FILES[actor]}`, import.meta.url), {
       workerData,

@@ -9,12 +9,15 @@
 import { workerData } from 'node:worker_threads';
 import type { MessagePort } from 'node:worker_threads';
 import type { LogLevel } from '../util/log.js';
+import { nameThisThread } from '../util/thread-name.js';
 import type { ActorName } from './channel.js';
 import type { TxType } from '../ethereum/decoded-tx.js';
 import type { AuthenticationConfig } from '../auth/authentication-config.js';
 
 interface ActorDataBase {
   logLevel: LogLevel;
+  /** The thread's name as the supervisor knows it (`transport-0`): what `top -H` shows (thread-name.ts). */
+  threadName?: string;
   /** Genesis JSON text of the network, for actors that derive rules from it. */
   genesisJson: string;
   networkId?: bigint;
@@ -259,6 +262,16 @@ function isActorData<A extends ActorName>(value: unknown, actor: A): value is Ac
 export function actorData<A extends ActorName>(actor: A): ActorDataOf[A] {
   const data: unknown = workerData;
   if (!isActorData(data, actor)) throw new Error(`this thread was not started as the ${actor} actor`);
+  return data;
+}
+
+/**
+ * The start of an actor thread: its data, checked as `actorData` does, and the thread named as the
+ * supervisor knows it (thread-name.ts). Each worker's first line.
+ */
+export function startActorThread<A extends ActorName>(actor: A): ActorDataOf[A] {
+  const data = actorData(actor);
+  nameThisThread(data.threadName ?? actor);
   return data;
 }
 

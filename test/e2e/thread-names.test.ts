@@ -1,0 +1,47 @@
+/**
+ * A node's threads carry the names the supervisor knows them by (src/shared/util/thread-name.ts), which is
+ * what `top -H` and `ps -L` show: every actor, the state reader and the transaction decoding thread
+ * (which start only once a call or a transaction needs them); Node's own threads stay `node`. Read
+ * from /proc, so Linux only.
+ */
+import test from 'ava';
+import { readdirSync, readFileSync } from 'node:fs';
+import { Wallet } from 'ethers';
+import { DEV_ACCOUNTS } from '../helpers/dev-accounts.js';
+import { removeDataPath, startNode, waitFor } from '../helpers/node-process.js';
+
+/** The names of the threads of process `pid`, with how many threads bear each. */
+function threadNames(pid: number): Map<string, number> {
+  const names = new Map<string, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const name = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
+      names.set(name, (names.get(name) ?? 0) + 1);
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return names;
+}
+
+(process.platform === 'linux' ? test : test.skip)('threads are named after their actors, the reader and the decoding threads too', async (t) => {
+  const node = await startNode({ p2p: true, args: ['--rpc-http-workers=2'] });
+  t.teardown(async () => {
+    await node.kill();
+    removeDataPath(node.dataPath);
+  });
+  const pid = node.process.pid!;
+  const atStart = threadNames(pid);
+  for (const name of ['chain', 'consensus', 'p2p', 'txpool', 'logindex', 'transport-0', 'transport-1']) t.is(atStart.get(name), 1, name);
+  t.false(atStart.has('reader-0'), 'the reader starts at the first call that reads state');
+
+  // A call that reads state starts the reader; a transaction starts a decoding thread.
+  t.is(await node.rpc('eth_call', [{ to: DEV_ACCOUNTS[1].address, data: '0x' }, 'latest']), '0x');
+  const wallet = new Wallet(DEV_ACCOUNTS[1].privateKey);
+  const raw = await wallet.signTransaction({ chainId: 1337, nonce: 0, to: DEV_ACCOUNTS[2].address, value: 1n, gasLimit: 21_000n, maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 10n ** 9n, type: 2 });
+  t.regex(await node.rpc<string>('eth_sendRawTransaction', [raw]), /^0x[0-9a-f]{64}$/);
+  const names = await waitFor('the reader and a decoding thread', async () => threadNames(pid), (now) => now.has('reader-0') && now.has('tx-decode'));
+  t.is(names.get('reader-0'), 1);
+  // Node's own threads (V8's platform workers, libuv's pool) keep the process's name.
+  t.true((names.get('node') ?? 0) >= 2);
+});
