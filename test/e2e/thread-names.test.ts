@@ -1,14 +1,17 @@
 /**
  * A node's threads carry the names the supervisor knows them by (src/shared/util/thread-name.ts), which is
  * what `top -H` and `ps -L` show: every actor, the state reader and the transaction decoding thread
- * (which start only once a call or a transaction needs them); Node's own threads stay `node`. Read
+ * (which start only once a call or a transaction needs them), the login thread at the first /login;
+ * Node's own threads stay `node`. Read
  * from /proc, so Linux only.
  */
 import test from 'ava';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Wallet } from 'ethers';
 import { DEV_ACCOUNTS } from '../helpers/dev-accounts.js';
-import { removeDataPath, startNode, waitFor } from '../helpers/node-process.js';
+import { EXAMPLE_CREDENTIALS } from '../helpers/jwt.js';
+import { removeDataPath, startNode, tempDataPath, waitFor } from '../helpers/node-process.js';
 
 /** The names of the threads of process `pid`, with how many threads bear each. */
 function threadNames(pid: number): Map<string, number> {
@@ -44,4 +47,22 @@ function threadNames(pid: number): Map<string, number> {
   t.is(names.get('reader-0'), 1);
   // Node's own threads (V8's platform workers, libuv's pool) keep the process's name.
   t.true((names.get('node') ?? 0) >= 2);
+});
+
+(process.platform === 'linux' ? test : test.skip)('the login thread is named at the first /login', async (t) => {
+  const dir = tempDataPath();
+  const credentialsFile = join(dir, 'credentials.toml');
+  writeFileSync(credentialsFile, EXAMPLE_CREDENTIALS);
+  const node = await startNode({ args: ['--rpc-http-authentication-enabled', `--rpc-http-authentication-credentials-file=${credentialsFile}`] });
+  t.teardown(async () => {
+    await node.kill();
+    removeDataPath(node.dataPath);
+    removeDataPath(dir);
+  });
+  const pid = node.process.pid!;
+  t.false(threadNames(pid).has('login'), 'no login thread before a login');
+  const answer = await fetch(`${node.url}/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'user', password: 'pegasys' }) });
+  t.is(answer.status, 200, await answer.text());
+  const names = await waitFor('the login thread', async () => threadNames(pid), (now) => now.has('login'));
+  t.is(names.get('login'), 1);
 });

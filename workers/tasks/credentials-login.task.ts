@@ -9,13 +9,14 @@ import { setPriority } from 'node:os';
 import { nameThisThread } from '../../src/shared/util/thread-name.js';
 import { checkLogin, type LoginCheckResult } from '../../src/tasks/credentials-login.js';
 
+nameThisThread('login');
+
 /**
  * Linux niceness of this thread (0 normal, 19 lowest). At 10 a busy login thread gets about a tenth of a
  * core that JSON-RPC threads also want, and all of a core they leave idle. On Linux the call without a
  * pid sets the calling thread only.
  */
 const LOGIN_THREAD_NICENESS = 10;
-nameThisThread('login');
 try {
   setPriority(LOGIN_THREAD_NICENESS);
 } catch {

@@ -5,6 +5,9 @@
  */
 import { bytesToHex } from '@ethereumjs/util';
 import type { PointEvaluationInput } from '../../src/shared/execution/kzg-point-evaluation.js';
+import { nameThisThread } from '../../src/shared/util/thread-name.js';
+
+nameThisThread('kzg');
 
 type KzgLibrary = Awaited<ReturnType<typeof import('kzg-wasm').loadKZG>>;
 

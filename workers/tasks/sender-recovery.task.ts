@@ -13,6 +13,9 @@ import type { TypedTransaction } from '@ethereumjs/tx';
 import { bytesToBigInt } from '@ethereumjs/util';
 import { createChainCommon } from '../../src/shared/ethereum/common.js';
 import { parseGenesisJson } from '../../src/shared/ethereum/genesis.js';
+import { nameThisThread } from '../../src/shared/util/thread-name.js';
+
+nameThisThread('tx-recovery');
 
 export interface SenderRecoveryWorkerData {
   genesisJson: string;
