@@ -71,27 +71,32 @@ export function readCpuMs(pid: number): number | undefined {
 }
 
 /**
- * CPU time (user + system, ms) of each thread of `pid` so far, summed by thread name (the node names
- * its threads: chain, txpool, transport-0, tx-decode… — src/shared/util/thread-name.ts; V8's and
- * libuv's own threads are all `node`). Empty when /proc is unavailable.
+ * Each thread of `pid`: its name (the node names its threads: chain, txpool, transport-0, tx-decode… —
+ * src/shared/util/thread-name.ts; V8's and libuv's own threads are all `node`) and its CPU time so far
+ * (user + system, ms). Empty when /proc is unavailable or the process is gone.
  */
-export function readThreadCpuMs(pid: number): Map<string, number> {
-  const byName = new Map<string, number>();
+export function readThreads(pid: number): { name: string; cpuMs: number }[] {
   let tids: string[];
   try {
     tids = readdirSync(`/proc/${pid}/task`);
   } catch {
-    return byName;
+    return [];
   }
-  for (const tid of tids) {
+  return tids.flatMap((tid) => {
     try {
       const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'latin1');
-      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      byName.set(name, (byName.get(name) ?? 0) + statCpuMs(stat));
+      return [{ name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), cpuMs: statCpuMs(stat) }];
     } catch {
       // The thread ended between the listing and the read.
+      return [];
     }
-  }
+  });
+}
+
+/** CPU time (ms) of the threads of `pid` so far, summed by thread name (readThreads). */
+export function readThreadCpuMs(pid: number): Map<string, number> {
+  const byName = new Map<string, number>();
+  for (const { name, cpuMs } of readThreads(pid)) byName.set(name, (byName.get(name) ?? 0) + cpuMs);
   return byName;
 }
 

@@ -2,28 +2,21 @@
  * A node's threads carry the names the supervisor knows them by (src/shared/util/thread-name.ts), which is
  * what `top -H` and `ps -L` show: every actor, the state reader and the transaction decoding thread
  * (which start only once a call or a transaction needs them), the login thread at the first /login;
- * Node's own threads stay `node`. Read
- * from /proc, so Linux only.
+ * Node's own threads stay `node`. Read from /proc, so Linux only.
  */
 import test from 'ava';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Wallet } from 'ethers';
 import { DEV_ACCOUNTS } from '../helpers/dev-accounts.js';
 import { EXAMPLE_CREDENTIALS } from '../helpers/jwt.js';
 import { removeDataPath, startNode, tempDataPath, waitFor } from '../helpers/node-process.js';
+import { readThreads } from '../../bench/lib/proc.js';
 
 /** The names of the threads of process `pid`, with how many threads bear each. */
 function threadNames(pid: number): Map<string, number> {
   const names = new Map<string, number>();
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const name = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
-      names.set(name, (names.get(name) ?? 0) + 1);
-    } catch {
-      // The thread ended between the listing and the read.
-    }
-  }
+  for (const { name } of readThreads(pid)) names.set(name, (names.get(name) ?? 0) + 1);
   return names;
 }
 
