@@ -23,6 +23,7 @@ import { RpcTimings } from '../src/transport/rpc-timings.js';
 import type { RpcOutcome } from '../src/transport/jsonrpc.js';
 import { IPC_RULES, WS_RULES, type StreamRules } from '../src/transport/jsonrpc-stream.js';
 import type { Json, Wire } from '../src/shared/rpc/types.js';
+import type { JsonText } from '../src/shared/rpc/json-text.js';
 import type { RpcCall } from '../src/shared/actors/messages.js';
 import { HeadReader } from '../src/shared/shared-memory/head-view.js';
 import { raiseReaderDemand } from '../src/shared/shared-memory/reader-demand.js';
@@ -106,7 +107,7 @@ exposeControl('transport', {
       });
     const toActor = async (owner: keyof typeof actors | 'reader', method: string, params: Wire): Promise<RpcOutcome> => {
       try {
-        const channel: { request(type: 'rpc', body: RpcCall): Promise<string> } | undefined = owner === 'reader' ? readerChannel() : actors[owner];
+        const channel: { request(type: 'rpc', body: RpcCall): Promise<JsonText> } | undefined = owner === 'reader' ? readerChannel() : actors[owner];
         if (channel === undefined) return { error: RpcErrors.P2P_DISABLED };
         return { resultJson: await channel.request('rpc', { method, params }) };
       } catch (err) {

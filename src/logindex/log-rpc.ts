@@ -7,6 +7,7 @@ import { RpcError, RpcErrors, logsCountExceeded } from '../shared/rpc/errors.js'
 import { FilterRegistry, type InstalledFilter } from '../shared/rpc/filter-registry.js';
 import { toData } from '../shared/rpc/encoding.js';
 import { formatFilterLog } from '../shared/rpc/format-logs.js';
+import { answerText, type JsonText } from '../shared/rpc/json-text.js';
 import { logMatches } from '../shared/rpc/log-match.js';
 import type { MethodTextHandlers } from '../shared/rpc/dispatch.js';
 import type { BlockTag, LogFilter, TopicFilter } from '../shared/rpc/params.js';
@@ -75,18 +76,22 @@ function asBlockLogs({ number, hash, timestamp, txHashes, logs }: IndexedBlock):
   return { number, hash, timestamp, txHashes, logs };
 }
 
-const jsonArray = (texts: readonly string[]): string => `[${texts.join(',')}]`;
+/** `texts` as a JSON array; a large one as bytes (json-text.ts). */
+const jsonArray = (texts: readonly string[]): JsonText => jsonArrayOfParts(texts);
 
-/** An answer of whole blocks' pieces: concatenated, not copied into one string (the channel copies it once). */
-function jsonArrayOfPieces(pieces: readonly BlockMatches[]): string {
-  let text = '[';
-  let first = true;
-  for (const { joined } of pieces) {
-    if (joined === '') continue;
-    text += first ? joined : `,${joined}`;
-    first = false;
-  }
-  return `${text}]`;
+/** An answer of whole blocks' pieces, each block's matches already joined. */
+function jsonArrayOfPieces(pieces: readonly BlockMatches[]): JsonText {
+  return jsonArrayOfParts(pieces.map(({ joined }) => joined).filter((joined) => joined !== ''));
+}
+
+function jsonArrayOfParts(items: readonly string[]): JsonText {
+  const parts = ['['];
+  items.forEach((item, i) => {
+    if (i > 0) parts.push(',');
+    parts.push(item);
+  });
+  parts.push(']');
+  return answerText(parts);
 }
 
 export function logRpcHandlers(index: LogIndex, { rpcMaxLogsRange, rpcMaxLogsCount }: LogLimits): MethodTextHandlers<'logindex'> {
@@ -141,7 +146,7 @@ export function logRpcHandlers(index: LogIndex, { rpcMaxLogsRange, rpcMaxLogsCou
     return asBlockLogs(fromChain);
   };
 
-  const queryLogs = (filter: LogFilter, checkRange: boolean): Promise<string> =>
+  const queryLogs = (filter: LogFilter, checkRange: boolean): Promise<JsonText> =>
     index.read(async (view) => {
       if (filter.blockHash !== undefined) return jsonArray(checkCount(matchingTexts(await blockByHash(view, filter.blockHash), filter)));
       const head = headOf(view);

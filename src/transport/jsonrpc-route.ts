@@ -12,6 +12,7 @@ import { handleJsonRpcBody, INTERNAL_ERROR_RESPONSE, TIMEOUT_RESPONSE, type Http
 import { Logger } from '../shared/util/log.js';
 import { bodyTooLarge, type HttpAnswer, type HttpHeaders, type HttpProceed, type HttpRequestFacts, type HttpVerdict } from './http-policy.js';
 import type { AuthenticatedBodyHandler } from './auth/authenticated-json-rpc.js';
+import type { JsonText } from '../shared/rpc/json-text.js';
 
 const log = new Logger('JsonRpcHttp');
 
@@ -53,7 +54,7 @@ export function serveJsonRpc(app: TemplatedApp, cfg: JsonRpcRouteConfig): { clos
   }, Math.min(1000, cfg.timeoutMs));
   sweeper.unref();
 
-  const finish = (p: Pending, status: number, body: string): void => {
+  const finish = (p: Pending, status: number, body: JsonText): void => {
     if (p.done) return;
     p.done = true;
     pending.delete(p);
@@ -122,7 +123,7 @@ export function serveJsonRpc(app: TemplatedApp, cfg: JsonRpcRouteConfig): { clos
   };
 }
 
-function writeJson(res: HttpResponse, status: number, body: string, headers: HttpHeaders): void {
+function writeJson(res: HttpResponse, status: number, body: JsonText, headers: HttpHeaders): void {
   res.writeStatus(STATUS_LINES[status] ?? `${status}`);
   res.writeHeader('content-type', 'application/json');
   writeHeaders(res, headers);

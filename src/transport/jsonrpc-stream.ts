@@ -9,7 +9,8 @@
  */
 import { RpcErrors } from '../shared/rpc/errors.js';
 import type { RpcErrorObject } from '../shared/rpc/types.js';
-import { errorResponseText, executeBatch, executeSingle, parseJsonRpcText, type RpcCaller } from './jsonrpc.js';
+import { batchText, errorResponseText, executeBatch, executeSingle, parseJsonRpcText, type RpcCaller } from './jsonrpc.js';
+import { jsonTextToString } from '../shared/rpc/json-text.js';
 
 export interface StreamRules {
   /** What an unparsable message (or a scalar) answers: WS -32603 Internal error, IPC -32700 Parse error. */
@@ -35,8 +36,12 @@ export async function handleStreamMessage(text: string, call: RpcCaller, rules: 
   if (text.length === 0) return EMPTY_MESSAGE_ANSWER;
   const parsed = parseJsonRpcText(text);
   if (parsed === undefined) return parseFailureAnswer(rules);
-  if (parsed.kind === 'object') return executeSingle(parsed.value, text, call);
+  // A message goes out as text: an actor's answer in bytes (json-text.ts) becomes a string here.
+  if (parsed.kind === 'object') {
+    const answer = await executeSingle(parsed.value, text, call);
+    return answer === undefined ? undefined : jsonTextToString(answer);
+  }
   if (parsed.value.length === 0) return rules.emptyBatch === 'empty-array' ? '[]' : EMPTY_MESSAGE_ANSWER;
   // Notifications are left out of a batch's answer; a batch of notifications only answers `[]`.
-  return `[${(await executeBatch(parsed.value, text, call)).join(',')}]`;
+  return jsonTextToString(batchText(await executeBatch(parsed.value, text, call)));
 }

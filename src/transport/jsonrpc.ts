@@ -8,11 +8,12 @@
 import { RpcErrors, toRpcErrorObject } from '../shared/rpc/errors.js';
 import { lookupMethod, type JsonRpcTransport, type MethodName, type Owner } from '../shared/rpc/registry.js';
 import type { Json, RpcErrorObject, Wire } from '../shared/rpc/types.js';
+import { concatJsonText, jsonTextToString, type JsonText } from '../shared/rpc/json-text.js';
 import type { MethodAccess } from './auth/permissions.js';
 import type { CallTimer } from './rpc-timings.js';
 
 /** A result, or a result as JSON text (an actor's answer, written out as it came), or an error. */
-export type RpcOutcome = { result: Json } | { resultJson: string } | { error: RpcErrorObject };
+export type RpcOutcome = { result: Json } | { resultJson: JsonText } | { error: RpcErrorObject };
 
 /**
  * Executes one method call whose name and raw (already normalised) params came from a request. With
@@ -30,8 +31,8 @@ export interface JsonRpcContext {
 
 export interface HttpReply {
   status: number;
-  /** Empty for a single notification. */
-  body: string;
+  /** Empty for a single notification; bytes when an actor answered in bytes (json-text.ts). */
+  body: JsonText;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -223,12 +224,23 @@ function orderedError(error: RpcErrorObject): { [key: string]: Json } {
 }
 
 /** Compact response text, members in Besu's order: jsonrpc, id, result | error. */
-function responseText(id: IdText, outcome: RpcOutcome): string {
+function responseText(id: IdText, outcome: RpcOutcome): JsonText {
+  if ('resultJson' in outcome && typeof outcome.resultJson !== 'string') {
+    return concatJsonText([`{"jsonrpc":"2.0","id":${id},"result":`, outcome.resultJson, '}']);
+  }
   const member =
     'error' in outcome
       ? `"error":${JSON.stringify(orderedError(outcome.error))}`
       : `"result":${'resultJson' in outcome ? outcome.resultJson : JSON.stringify(outcome.result ?? null)}`;
   return `{"jsonrpc":"2.0","id":${id},${member}}`;
+}
+
+/** A batch's answer: its entries' texts in a JSON array. */
+export function batchText(texts: readonly JsonText[]): JsonText {
+  const parts: JsonText[] = ['['];
+  texts.forEach((text, i) => parts.push(...(i === 0 ? [text] : [',', text])));
+  parts.push(']');
+  return concatJsonText(parts);
 }
 
 /**
@@ -253,7 +265,7 @@ function prettyResponseText(id: IdText, outcome: RpcOutcome): string {
   const member =
     'error' in outcome
       ? `"error" : ${prettyJson(orderedError(outcome.error), 1)}`
-      : `"result" : ${prettyJson('resultJson' in outcome ? (JSON.parse(outcome.resultJson) as Json) : (outcome.result ?? null), 1)}`;
+      : `"result" : ${prettyJson('resultJson' in outcome ? (JSON.parse(jsonTextToString(outcome.resultJson)) as Json) : (outcome.result ?? null), 1)}`;
   return `{\n  "jsonrpc" : "2.0",\n  "id" : ${id},\n  ${member}\n}`;
 }
 
@@ -408,7 +420,7 @@ export async function handleJsonRpcBody(body: string, ctx: JsonRpcContext): Prom
   if (ctx.maxBatchSize > 0 && batch.length > ctx.maxBatchSize) {
     return { status: 200, body: responseText(NULL_ID, { error: RpcErrors.EXCEEDS_RPC_MAX_BATCH_SIZE }) };
   }
-  return { status: 200, body: `[${(await executeBatch(batch, body, ctx.call)).join(',')}]` };
+  return { status: 200, body: batchText(await executeBatch(batch, body, ctx.call)) };
 }
 
 /**
@@ -416,10 +428,10 @@ export async function handleJsonRpcBody(body: string, ctx: JsonRpcContext): Prom
  * non-object entry answers Invalid Request, a notification answers nothing. `body` is the text the
  * batch was parsed from (numeric ids are echoed from it).
  */
-export async function executeBatch(batch: readonly unknown[], body: string, call: RpcCaller): Promise<string[]> {
+export async function executeBatch(batch: readonly unknown[], body: string, call: RpcCaller): Promise<JsonText[]> {
   const needsIdSources = batch.some((entry) => isPlainObject(entry) && typeof entry.id === 'number');
   const idSources = needsIdSources ? new IdScanner(body).idsOfArray() : [];
-  const texts: string[] = [];
+  const texts: JsonText[] = [];
   for (let i = 0; i < batch.length; i++) {
     const entry = batch[i];
     if (!isPlainObject(entry)) {
@@ -433,7 +445,7 @@ export async function executeBatch(batch: readonly unknown[], body: string, call
 }
 
 /** The compact response text of one request object, or undefined for a notification. */
-export async function executeSingle(request: Record<string, unknown>, body: string, call: RpcCaller): Promise<string | undefined> {
+export async function executeSingle(request: Record<string, unknown>, body: string, call: RpcCaller): Promise<JsonText | undefined> {
   const idSource = typeof request.id === 'number' ? new IdScanner(body).idOfObject() : undefined;
   const response = await executeRequest(request, idSource, call);
   return response === undefined ? undefined : responseText(response.id, response.outcome);
@@ -441,7 +453,7 @@ export async function executeSingle(request: Record<string, unknown>, body: stri
 
 /** A response with id null carrying `error` (transport-level failures). */
 export function errorResponseText(error: RpcErrorObject): string {
-  return responseText(NULL_ID, { error });
+  return jsonTextToString(responseText(NULL_ID, { error }));
 }
 
 /** The answer to a message whose handling failed (a bug, not bad input). */

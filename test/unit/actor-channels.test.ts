@@ -7,6 +7,7 @@ import { MessageChannel } from 'node:worker_threads';
 import type { MessagePort } from 'node:worker_threads';
 import { openChannel, RemoteError } from '../../src/shared/actors/channel.js';
 import { TRANSPORT_P2P, TXPOOL_CHAIN } from '../../src/shared/actors/channels.js';
+import { answerText, JSON_BYTES_FROM, jsonTextToString } from '../../src/shared/rpc/json-text.js';
 
 /** Sends a raw envelope, as a holder of the port could, and waits for the answer. */
 function rawRequest(port: MessagePort, type: string, body: unknown): Promise<{ ok: boolean; error?: { message: string; data?: string } }> {
@@ -103,5 +104,28 @@ test("one turn's envelopes cross as one message, in order; one that cannot be cl
   t.is(third.status === 'fulfilled' && third.value.accounts.length, 2);
   t.deepEqual(heard, [1n, 2n]);
   t.true(messages.some((message) => (message as { kind: string }).kind === 'batch'), 'several envelopes crossed as one message');
+  port1.close();
+});
+
+test("a large answer's bytes are moved to the asking end, not copied; other bytes are copied", async (t) => {
+  const { port1, port2 } = new MessageChannel();
+  const large = answerText(['[', JSON.stringify('x'.repeat(JSON_BYTES_FROM)), ']']);
+  const kept = new Uint8Array([1, 2, 3]);
+  let answering: Uint8Array = kept;
+  openChannel(TRANSPORT_P2P, 'p2p', port2).serve({ rpc: () => answering });
+  const transport = openChannel(TRANSPORT_P2P, 'transport', port1);
+
+  // Bytes the node made for no one else (json-text.ts) are transferred: the sender's view is emptied.
+  answering = large as Uint8Array;
+  const size = large.length;
+  const moved = await transport.request('rpc', { method: 'eth_getLogs', params: null });
+  t.is(jsonTextToString(moved), `[${JSON.stringify('x'.repeat(JSON_BYTES_FROM))}]`);
+  t.is(moved.length, size);
+  t.is(large.length, 0, 'the bytes left the answering thread');
+
+  // Anything else (a cached value, say) is only copied.
+  answering = kept;
+  t.deepEqual(await transport.request('rpc', { method: 'eth_getLogs', params: null }), new Uint8Array([1, 2, 3]));
+  t.is(kept.length, 3, 'bytes not handed over stay where they were');
   port1.close();
 });

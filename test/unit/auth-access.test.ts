@@ -8,6 +8,7 @@ import { ConnectionAuthentication } from '../../src/transport/auth/connection-au
 import { createAccess, grants, permissionsGranting } from '../../src/transport/auth/permissions.js';
 import type { TokenVerifier, VerifiedToken } from '../../src/transport/auth/token-verifier.js';
 import { createMethodCaller, type Dispatch, type RpcCaller } from '../../src/transport/jsonrpc.js';
+import { jsonTextToString } from '../../src/shared/rpc/json-text.js';
 
 test('bearer: exact, case-sensitive "Bearer " prefix', (t) => {
   t.is(bearerToken('Bearer abc.def.ghi'), 'abc.def.ghi');
@@ -165,7 +166,7 @@ test('a valid token: permitted methods run, others 401; a batch cannot escalate 
   const batch = `[${request('eth_chainId', 1)},${request('eth_blockNumber', 2)},${request('net_version', 3)},${notification}]`;
   const reply = await handle(batch, 'Bearer blockNumber');
   t.is(reply.status, 200);
-  t.deepEqual(JSON.parse(reply.body), [
+  t.deepEqual(JSON.parse(jsonTextToString(reply.body)), [
     { jsonrpc: '2.0', id: 1, error: { code: -40100, message: 'Unauthorized' } },
     { jsonrpc: '2.0', id: 2, result: '0x1' },
     { jsonrpc: '2.0', id: 3, error: { code: -40100, message: 'Unauthorized' } },

@@ -13,6 +13,7 @@ import { lookupMethod } from '../../src/shared/rpc/registry.js';
 import { createHeadBuffer, HeadReader, HeadWriter } from '../../src/shared/shared-memory/head-view.js';
 import { createDispatch, createLocalMethods } from '../../src/transport/local-methods.js';
 import { BESU_FIXTURES, REPO_ROOT } from '../helpers/node-process.js';
+import { jsonTextToString } from '../../src/shared/rpc/json-text.js';
 
 const FIXTURES = join(BESU_FIXTURES, 'rpc', 'eth');
 
@@ -114,7 +115,7 @@ function checkAnswer(
 for (const [name, fixture] of served) {
   test(`fixture ${name}`, async (t) => {
     const reply = await handleJsonRpcBody(JSON.stringify(fixture.request), { maxBatchSize: 10, call });
-    const body = JSON.parse(reply.body) as Parameters<typeof checkAnswer>[2] | Parameters<typeof checkAnswer>[2][];
+    const body = JSON.parse(jsonTextToString(reply.body)) as Parameters<typeof checkAnswer>[2] | Parameters<typeof checkAnswer>[2][];
     if (Array.isArray(fixture.response)) {
       t.is(reply.status, fixture.statusCode);
       if (!Array.isArray(body)) return t.fail('a batch must be answered with an array');

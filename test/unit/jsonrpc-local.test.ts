@@ -9,6 +9,7 @@ import { createMethodCaller, handleJsonRpcBody } from '../../src/transport/jsonr
 import { lookupMethod, methodNamesOwnedBy } from '../../src/shared/rpc/registry.js';
 import { createHeadBuffer, HeadReader, HeadWriter } from '../../src/shared/shared-memory/head-view.js';
 import { createDispatch, createLocalMethods, type LocalMethodsContext } from '../../src/transport/local-methods.js';
+import { jsonTextToString } from '../../src/shared/rpc/json-text.js';
 
 function node(overrides: Partial<LocalMethodsContext> = {}) {
   const buffer = createHeadBuffer();
@@ -32,7 +33,7 @@ function node(overrides: Partial<LocalMethodsContext> = {}) {
   });
   const rpc = async (method: string, params: unknown[] = []) => {
     const reply = await handleJsonRpcBody(JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }), { maxBatchSize: 10, call });
-    return JSON.parse(reply.body) as { result?: unknown; error?: unknown };
+    return JSON.parse(jsonTextToString(reply.body)) as { result?: unknown; error?: unknown };
   };
   return { rpc, writer, actorCalls };
 }

@@ -12,6 +12,7 @@ import {
 } from '../../src/transport/jsonrpc.js';
 import type { Owner } from '../../src/shared/rpc/registry.js';
 import type { Json, Wire } from '../../src/shared/rpc/types.js';
+import { jsonTextToString } from '../../src/shared/rpc/json-text.js';
 
 // ---------------------------------------------------------------------------------------------
 // A fake `call`: behaviour chosen by method name, every call recorded.
@@ -206,7 +207,7 @@ test('id scanning is not fooled by "id" text inside strings or nested objects', 
   const body = '{"params":["\\"id\\":5,\\\\", {"id": 99, "x": [{"id":3}]}],"method":"echo","id":100000000000000000001}';
   const reply = await handle(body);
   t.is(reply.status, 200);
-  t.true(reply.body.startsWith('{"jsonrpc":"2.0","id":100000000000000000001,"result":'));
+  t.true(jsonTextToString(reply.body).startsWith('{"jsonrpc":"2.0","id":100000000000000000001,"result":'));
 });
 
 test('nesting up to Jackson\'s 1000 levels is served; deeper bodies are Parse errors, before JSON.parse', async (t) => {
@@ -357,7 +358,7 @@ test('max batch size ≤ 0 means unlimited', async (t) => {
   const entries = Array.from({ length: 50 }, (_, i) => ({ id: i, method: 'nothing' }));
   for (const maxBatchSize of [0, -1]) {
     const reply = await handle(JSON.stringify(entries), { maxBatchSize });
-    t.is((JSON.parse(reply.body) as unknown[]).length, 50);
+    t.is((JSON.parse(jsonTextToString(reply.body)) as unknown[]).length, 50);
   }
 });
 
@@ -378,7 +379,7 @@ test('batch entries execute sequentially', async (t) => {
   t.is(maxRunning, 1);
   t.deepEqual(order, [0, 1, 2, 3, 4]);
   t.deepEqual(
-    (JSON.parse(reply.body) as { result: number }[]).map((r) => r.result),
+    (JSON.parse(jsonTextToString(reply.body)) as { result: number }[]).map((r) => r.result),
     [0, 1, 2, 3, 4],
   );
 });

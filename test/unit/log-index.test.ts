@@ -16,6 +16,7 @@ import type { IndexHead } from '../../src/logindex/index-store.js';
 import { logRpcHandlers } from '../../src/logindex/log-rpc.js';
 import { LogIndexActor, openIndexStore } from '../../src/logindex/logindex-actor.js';
 import { removeDataPath, tempDataPath } from '../helpers/node-process.js';
+import { jsonTextToString } from '../../src/shared/rpc/json-text.js';
 
 const ADDRESSES = Array.from({ length: 5 }, () => new Uint8Array(randomBytes(20)));
 const TOPICS = Array.from({ length: 6 }, () => new Uint8Array(randomBytes(32)));
@@ -112,7 +113,7 @@ async function openIndex(location: string, chain: FakeChain, publishedHead: () =
     rpcMaxLogsCount: 0,
   });
   const rpc = logRpcHandlers(actor.index, { rpcMaxLogsRange: 0n, rpcMaxLogsCount: 0 });
-  const getLogs = async (raw: Record<string, unknown>) => JSON.parse(await rpc.eth_getLogs({ filter: parseLogFilter(raw) })) as unknown[];
+  const getLogs = async (raw: Record<string, unknown>) => JSON.parse(jsonTextToString(await rpc.eth_getLogs({ filter: parseLogFilter(raw) }))) as unknown[];
   return { actor, getLogs };
 }
 
@@ -229,7 +230,7 @@ test('a reopened index resumes from its store and follows a chain that re-organi
   const rpc = logRpcHandlers(actor.index, { rpcMaxLogsRange: 0n, rpcMaxLogsCount: 0 });
   for (const address of ADDRESSES) {
     const raw = { fromBlock: '0x0', toBlock: 'latest', address: hex(address) };
-    t.deepEqual(JSON.parse(await rpc.eth_getLogs({ filter: parseLogFilter(raw) })), chain.scan(parseLogFilter(raw), 0, 53));
+    t.deepEqual(JSON.parse(jsonTextToString(await rpc.eth_getLogs({ filter: parseLogFilter(raw) }))), chain.scan(parseLogFilter(raw), 0, 53));
   }
 });
 

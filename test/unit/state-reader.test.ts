@@ -15,12 +15,13 @@ import { DEV_ACCOUNTS } from '../helpers/dev-accounts.js';
 import { candidate, openDevChain, proposeAndCommit, signedTx } from '../helpers/dev-chain.js';
 import { openInProcessReader } from '../helpers/in-process-reader.js';
 import { removeDataPath, tempDataPath } from '../helpers/node-process.js';
+import { jsonTextToString, type JsonText } from '../../src/shared/rpc/json-text.js';
 
 /** A method's answer as a transport gets it: the JSON text of the result, or the error object. */
-async function answer(serve: (method: string, params: never) => Promise<string>, method: string, raw: unknown[]): Promise<unknown> {
+async function answer(serve: (method: string, params: never) => Promise<JsonText>, method: string, raw: unknown[]): Promise<unknown> {
   const spec = lookupMethod(method)!;
   try {
-    return JSON.parse(await serve(method, spec.parseParams(raw) as never));
+    return JSON.parse(jsonTextToString(await serve(method, spec.parseParams(raw) as never)));
   } catch (err) {
     const { code, message, data } = err as { code?: number; message: string; data?: unknown };
     return { error: { code, message, data } };
@@ -36,7 +37,7 @@ test('a state reader answers as the chain does, at each block and at latest as t
     let valueAsks = 0;
     const { actor, reader } = await openInProcessReader(opened, 'test', (count) => (valueAsks += count));
     const toChain = actor.transportHandlers(0);
-    const chainServe = async (method: string, params: never): Promise<string> => toChain.rpc({ method, params });
+    const chainServe = async (method: string, params: never): Promise<JsonText> => toChain.rpc({ method, params });
     const readerServe = serveMethodsAsJsonText('reader', reader.handlers);
 
     const key = DEV_ACCOUNTS[0].privateKey;
@@ -67,7 +68,7 @@ test('a state reader answers as the chain does, at each block and at latest as t
       for (const block of ['latest', 'pending', 'earliest', '0x1', '0x2', `0x${opened.getHead().number.toString(16)}`, '0x99', 'finalized']) await compare(block);
     }
     t.is(
-      JSON.parse(await readerServe('eth_getBalance', lookupMethod('eth_getBalance')!.parseParams(['0x00000000000000000000000000000000000c0ffe', 'latest']) as never)),
+      JSON.parse(jsonTextToString(await readerServe('eth_getBalance', lookupMethod('eth_getBalance')!.parseParams(['0x00000000000000000000000000000000000c0ffe', 'latest']) as never))),
       '0x21',
     );
     // Content-addressed values are asked for once: the same reads again ask the chain for nothing.

@@ -11,6 +11,7 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { RpcErrorObject } from '../rpc/types.js';
 import { RpcError, RpcErrors, toRpcErrorObject } from '../rpc/errors.js';
+import { isHandedOver } from '../rpc/json-text.js';
 import { MailboxCounter } from '../shared-memory/mailbox-counters.js';
 
 /** The threads that own channels. `transport` is any of the JSON-RPC transports (HTTP, WS, IPC). */
@@ -190,7 +191,7 @@ export class ChannelEnd<C extends ChannelSpec, Self extends Ends<C>> {
     if (outbox.length === 0) return;
     this.outbox = [];
     try {
-      this.port.postMessage(outbox.length === 1 ? outbox[0] : { kind: 'batch', items: outbox });
+      this.port.postMessage(outbox.length === 1 ? outbox[0] : { kind: 'batch', items: outbox }, transfersOf(outbox));
     } catch {
       // One envelope the structured clone refuses (a function in a body, say) must not take the others with it.
       for (const envelope of outbox) this.postAlone(envelope);
@@ -199,7 +200,7 @@ export class ChannelEnd<C extends ChannelSpec, Self extends Ends<C>> {
 
   private postAlone(envelope: Envelope): void {
     try {
-      this.port.postMessage(envelope);
+      this.port.postMessage(envelope, transfersOf([envelope]));
     } catch (err) {
       if (envelope.kind === 'res') {
         console.error(`[${this.declaration.name}] an answer could not be sent:`, err);
@@ -259,6 +260,19 @@ export class ChannelEnd<C extends ChannelSpec, Self extends Ends<C>> {
     for (const waiter of this.pending.values()) waiter.reject(new Error(reason));
     this.pending.clear();
   }
+}
+
+/**
+ * The buffers the envelopes' answers hand over (a large answer's bytes, json-text.ts): moved to the
+ * other thread rather than copied; they are unusable here afterwards, which no one minds, since no one
+ * else holds them.
+ */
+function transfersOf(envelopes: readonly Envelope[]): ArrayBuffer[] {
+  const transfers: ArrayBuffer[] = [];
+  for (const envelope of envelopes) {
+    if (envelope.kind === 'res' && envelope.ok && isHandedOver(envelope.body)) transfers.push(envelope.body.buffer as ArrayBuffer);
+  }
+  return transfers;
 }
 
 function lookup(table: Readonly<Partial<Record<string, AnyHandler>>>, name: string): AnyHandler | undefined {

@@ -18,6 +18,7 @@
  *   consensus ⇒ istanbulSend ⇒ p2p                                         p2p ⇒ istanbulMessage ⇒ consensus
  */
 import type { Json } from '../rpc/types.js';
+import type { JsonText } from '../rpc/json-text.js';
 import type { BlockRef } from '../rpc/params.js';
 import type { StoredReceipt } from '../ethereum/chain-records.js';
 import type { HeaderSummary } from '../qbft/validators.js';
@@ -64,10 +65,10 @@ import type {
 /**
  * A JSON-RPC call to the owning actor: the one request every transport edge carries. The answer is
  * the result's JSON text: a large result (hundreds of logs, a block with its transactions) crosses
- * the thread as one string rather than a tree of objects to clone, and the transport writes it out
- * as it is instead of serialising it again.
+ * the thread as text rather than a tree of objects to clone, and the transport writes it out as it
+ * is instead of serialising it again; past a size, as UTF-8 bytes moved, not copied (json-text.ts).
  */
-type RpcRequest = { from: 'transport'; req: RpcCall; res: string };
+type RpcRequest = { from: 'transport'; req: RpcCall; res: JsonText };
 
 /**
  * Besides JSON-RPC calls, the chain answers bulk reads: a transport that resolves many fields of

@@ -6,6 +6,7 @@
 import { RpcError, RpcErrors } from './errors.js';
 import { methodNamesOwnedBy, type MethodHandlers, type MethodsOwnedBy, type Owner, type ParamsOf, type WireHandler } from './registry.js';
 import type { Json, Wire } from './types.js';
+import { answerText, type JsonText } from './json-text.js';
 
 export type MethodServer = (method: string, params: Wire) => Promise<Json>;
 
@@ -33,11 +34,12 @@ function serveTable<O extends Owner, R>(owner: O, handlers: Readonly<Record<Meth
 type AnyHandler<R> = { handle(params: Wire): R | Promise<R> }['handle'];
 
 /** A MethodServer that answers each result as its JSON text, as an actor answers a transport (channels.ts). */
-export type JsonTextServer = (method: string, params: Wire) => Promise<string>;
+export type JsonTextServer = (method: string, params: Wire) => Promise<JsonText>;
 
 export function serveMethodsAsJsonText<O extends Owner>(owner: O, handlers: MethodHandlers<O>): JsonTextServer {
   const serve = serveMethods(owner, handlers);
-  return async (method, params) => JSON.stringify((await serve(method, params)) ?? null);
+  // A large result (a block with its transactions, say) leaves as bytes (json-text.ts).
+  return async (method, params) => answerText([JSON.stringify((await serve(method, params)) ?? null)]);
 }
 
 /**
@@ -45,9 +47,9 @@ export function serveMethodsAsJsonText<O extends Owner>(owner: O, handlers: Meth
  * index keeps each log's) puts an answer together without building and serialising objects again.
  */
 export type MethodTextHandlers<O extends Owner> = {
-  readonly [M in MethodsOwnedBy<O>]: { handle(params: ParamsOf<M>): string | Promise<string> }['handle'];
+  readonly [M in MethodsOwnedBy<O>]: { handle(params: ParamsOf<M>): JsonText | Promise<JsonText> }['handle'];
 };
 
 export function serveTextMethods<O extends Owner>(owner: O, handlers: MethodTextHandlers<O>): JsonTextServer {
-  return serveTable<O, string>(owner, handlers);
+  return serveTable<O, JsonText>(owner, handlers);
 }

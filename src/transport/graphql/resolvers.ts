@@ -9,6 +9,7 @@ import { RemoteError } from '../../shared/actors/channel.js';
 import type { BlockRecord, TransactionRecord } from '../../shared/actors/messages.js';
 import type { RawLog, StoredReceipt } from '../../shared/ethereum/chain-records.js';
 import { encodeConsensusReceipt } from '../../shared/ethereum/consensus-receipt.js';
+import { jsonTextToString } from '../../shared/rpc/json-text.js';
 import { logMatches } from '../../shared/rpc/log-match.js';
 import type { BlockRef, CallRequest, TopicFilter } from '../../shared/rpc/params.js';
 import { fromPoolError, GraphqlCodedError, GraphqlErrors } from './errors.js';
@@ -274,7 +275,7 @@ const pendingResolvers = {
 
 /** A JSON-RPC method's result: actors answer calls with the result's JSON text. */
 async function rpcResult(data: QueryData, method: string): Promise<unknown> {
-  return JSON.parse(await data.backend.chain.request('rpc', { method, params: null })) as unknown;
+  return JSON.parse(jsonTextToString(await data.backend.chain.request('rpc', { method, params: null }))) as unknown;
 }
 
 const queryResolvers = {
@@ -322,7 +323,7 @@ const queryResolvers = {
 const mutationResolvers = {
   sendRawTransaction: field<unknown, { data: Uint8Array }>(async (_source, args, data) => {
     try {
-      return JSON.parse(await data.backend.txpool.request('rpc', { method: 'eth_sendRawTransaction', params: { raw: args.data } })) as unknown;
+      return JSON.parse(jsonTextToString(await data.backend.txpool.request('rpc', { method: 'eth_sendRawTransaction', params: { raw: args.data } }))) as unknown;
     } catch (err) {
       if (err instanceof RemoteError) throw fromPoolError(err.error);
       throw err;

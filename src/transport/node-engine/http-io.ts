@@ -43,7 +43,7 @@ export function writeHeaders(res: ServerResponse, headers: HttpHeaders): void {
 }
 
 /** Writes a whole answer: status line with `reason`, `headers` in order, the body; nothing after it. */
-export function writeResponse(res: ServerResponse, status: number, reason: string | undefined, headers: HttpHeaders, body: string | undefined, closeConnection = false): void {
+export function writeResponse(res: ServerResponse, status: number, reason: string | undefined, headers: HttpHeaders, body: string | Uint8Array | undefined, closeConnection = false): void {
   if (res.headersSent || res.destroyed) return;
   writeHeaders(res, headers);
   // The rest of an unread body is not read: the connection goes, as uWS' end(body, true) does.

@@ -9,6 +9,7 @@ import { Logger } from '../../shared/util/log.js';
 import type { HttpServerConfig, HttpServerHandle } from '../engine.js';
 import { bodyTooLarge, createHttpPolicy, plainRouteAnswer, type HttpHeaders } from '../http-policy.js';
 import { handleJsonRpcBody, INTERNAL_ERROR_RESPONSE, TIMEOUT_RESPONSE, type JsonRpcContext } from '../jsonrpc.js';
+import type { JsonText } from '../../shared/rpc/json-text.js';
 import { authenticatedJsonRpc } from '../auth/authenticated-json-rpc.js';
 import { loginHttpAnswer } from '../auth/login.js';
 import { listenHttpOnUnixSocket, readBody, relayedSocketPath, requestFacts, requestHeader, splitTarget, writeAnswer, writeResponse } from './http-io.js';
@@ -47,7 +48,7 @@ export async function startHttpServer(cfg: HttpServerConfig): Promise<HttpServer
     const authorization = authenticated === undefined ? undefined : requestHeader(req, 'authorization');
     const headers: HttpHeaders = verdict.headers.length === 0 ? JSON_HEADER : [...JSON_HEADER, ...verdict.headers];
     let timer: NodeJS.Timeout | undefined;
-    const finish = (status: number, body: string): void => {
+    const finish = (status: number, body: JsonText): void => {
       clearTimeout(timer);
       writeResponse(res, status, undefined, headers, body);
     };
