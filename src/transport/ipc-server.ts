@@ -16,6 +16,7 @@ import { JsonValueSplitter } from './json-splitter.js';
 import { IPC_RULES, parseFailureAnswer } from './jsonrpc-stream.js';
 import type { StreamSession } from './stream-session.js';
 import { SEND_BUFFER_LIMIT } from './engine.js';
+import type { JsonText } from '../shared/rpc/json-text.js';
 
 const log = new Logger('JsonRpcIpc');
 
@@ -27,7 +28,7 @@ const PARSE_ERROR_ANSWER = parseFailureAnswer(IPC_RULES);
 export interface IpcServerConfig {
   path: string;
   /** A new connection: the session that answers its values, writing through `write`. */
-  openSession(write: (text: string) => void): StreamSession;
+  openSession(write: (text: JsonText) => void): StreamSession;
   /** Overrides SEND_BUFFER_LIMIT (tests). */
   sendBufferLimit?: number;
 }
@@ -81,7 +82,11 @@ export async function startIpcServer(cfg: IpcServerConfig): Promise<IpcServerHan
     let cut = false;
     const session = cfg.openSession((text) => {
       if (cut || socket.destroyed) return;
-      socket.write(text + '\n');
+      if (typeof text === 'string') socket.write(text + '\n');
+      else {
+        socket.write(text);
+        socket.write('\n');
+      }
       if (socket.writableLength > sendBufferLimit) {
         cut = true;
         log.warn(`Closed an IPC connection: more than ${sendBufferLimit} bytes waited for it to read; its subscriptions are dropped`);

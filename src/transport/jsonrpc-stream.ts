@@ -10,7 +10,7 @@
 import { RpcErrors } from '../shared/rpc/errors.js';
 import type { RpcErrorObject } from '../shared/rpc/types.js';
 import { batchText, errorResponseText, executeBatch, executeSingle, parseJsonRpcText, type RpcCaller } from './jsonrpc.js';
-import { jsonTextToString } from '../shared/rpc/json-text.js';
+import type { JsonText } from '../shared/rpc/json-text.js';
 
 export interface StreamRules {
   /** What an unparsable message (or a scalar) answers: WS -32603 Internal error, IPC -32700 Parse error. */
@@ -30,18 +30,15 @@ export function parseFailureAnswer(rules: StreamRules): string {
 }
 
 /**
- * Answers one message: the text to send back, or undefined when nothing is sent (a notification).
+ * Answers one message: the text to send back (a large answer's UTF-8 bytes, json-text.ts), or
+ * undefined when nothing is sent (a notification).
  */
-export async function handleStreamMessage(text: string, call: RpcCaller, rules: StreamRules): Promise<string | undefined> {
+export async function handleStreamMessage(text: string, call: RpcCaller, rules: StreamRules): Promise<JsonText | undefined> {
   if (text.length === 0) return EMPTY_MESSAGE_ANSWER;
   const parsed = parseJsonRpcText(text);
   if (parsed === undefined) return parseFailureAnswer(rules);
-  // A message goes out as text: an actor's answer in bytes (json-text.ts) becomes a string here.
-  if (parsed.kind === 'object') {
-    const answer = await executeSingle(parsed.value, text, call);
-    return answer === undefined ? undefined : jsonTextToString(answer);
-  }
+  if (parsed.kind === 'object') return executeSingle(parsed.value, text, call);
   if (parsed.value.length === 0) return rules.emptyBatch === 'empty-array' ? '[]' : EMPTY_MESSAGE_ANSWER;
   // Notifications are left out of a batch's answer; a batch of notifications only answers `[]`.
-  return jsonTextToString(batchText(await executeBatch(parsed.value, text, call)));
+  return batchText(await executeBatch(parsed.value, text, call));
 }

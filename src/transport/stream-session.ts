@@ -7,13 +7,14 @@ import type { Logger } from '../shared/util/log.js';
 import { INTERNAL_ERROR_RESPONSE, type RpcCaller } from './jsonrpc.js';
 import { handleStreamMessage, type StreamRules } from './jsonrpc-stream.js';
 import type { SubscribingConnection } from './subscription-hub.js';
+import type { JsonText } from '../shared/rpc/json-text.js';
 
 export interface StreamSessionOptions {
   rules: StreamRules;
   /** The method caller of this connection (its eth_subscribe and eth_unsubscribe act on it). */
   callerFor(session: StreamSession): RpcCaller;
-  /** Writes one answer or notification to the socket. */
-  write(text: string): void;
+  /** Writes one answer or notification to the socket, as text (a large answer comes as UTF-8 bytes). */
+  write(text: JsonText): void;
   /** The connection closed. */
   onClose(session: StreamSession): void;
   log: Logger;
@@ -47,7 +48,7 @@ export class StreamSession implements SubscribingConnection {
     );
   }
 
-  send(text: string): void {
+  send(text: JsonText): void {
     if (this.open) this.options.write(text);
   }
 

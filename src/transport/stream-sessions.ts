@@ -17,6 +17,7 @@ import type { StreamRules } from './jsonrpc-stream.js';
 import type { SubscriptionHandlers } from './local-methods.js';
 import { StreamSession } from './stream-session.js';
 import type { SubscriptionHub } from './subscription-hub.js';
+import type { JsonText } from '../shared/rpc/json-text.js';
 
 export interface StreamSessionsOptions {
   /** Names the transport in log lines. */
@@ -36,7 +37,7 @@ export interface StreamSessionsOptions {
  * Opens the session of a new connection writing through `write`; `authorization` is the Authorization
  * header of its upgrade request (undefined without one, and for a transport without authentication).
  */
-export type OpenSession = (write: (text: string) => void, authorization?: string) => StreamSession;
+export type OpenSession = (write: (text: JsonText) => void, authorization?: string) => StreamSession;
 
 export function streamSessions(options: StreamSessionsOptions): OpenSession {
   const { hub, log, authenticator } = options;

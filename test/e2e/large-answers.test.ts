@@ -1,8 +1,8 @@
 /**
  * Answers too large to travel as strings: past 32 KiB an actor answers in UTF-8 bytes moved to the
  * transport (src/shared/rpc/json-text.ts). 80 logs (~50 kB of JSON) asked for over HTTP (uWS and
- * node:http), WebSocket and IPC, alone and in a batch with a small answer: every transport gives the
- * same logs, in order, and HTTP frames the bytes with their exact length.
+ * node:http), WebSocket (uWS and ws) and IPC, alone and in a batch with a small answer: every
+ * transport gives the same logs, in order, as text, and HTTP frames the bytes with their length.
  */
 import test from 'ava';
 import net from 'node:net';
@@ -100,11 +100,20 @@ test.serial('a large eth_getLogs answer is the same over HTTP (both engines), We
   t.deepEqual(JSON.parse(await ipcCall(socket, single)), answer, 'IPC: the same answer');
   t.deepEqual(JSON.parse(await ipcCall(socket, batch)), httpBatch, 'IPC: the same batch');
 
-  // The node:http engine writes the same bytes.
+  // The node:http and ws engine writes the same bytes, the WebSocket answer as a text frame.
   await node.stop();
-  node = await startNode({ dataPath, args: ['--Xhttp-engine=NODE'] });
+  node = await startNode({ dataPath, args: ['--Xhttp-engine=NODE', '--rpc-ws-enabled'] });
   const nodeHttp = await httpCall(node.url, single);
   t.is(nodeHttp.contentLength, String(Buffer.byteLength(nodeHttp.text)));
   t.deepEqual(JSON.parse(nodeHttp.text), answer, 'node:http: the same answer');
   t.deepEqual(JSON.parse((await httpCall(node.url, batch)).text), httpBatch, 'node:http: the same batch');
+  const nodeWs = await WsClient.open(node.wsUrl!);
+  try {
+    nodeWs.send(single);
+    const message = await nodeWs.waitFor((received) => received.text.includes('"id":7'));
+    t.false(message.binary, 'ws: a text frame');
+    t.deepEqual(JSON.parse(message.text), answer, 'ws: the same answer');
+  } finally {
+    nodeWs.socket.close();
+  }
 });

@@ -17,7 +17,7 @@ test('a short answer stays a string; a long one becomes its UTF-8 bytes, handed 
   t.true(isHandedOver(long));
   t.is(long.length, Buffer.byteLength(`[${item},${item}]`));
   t.is(jsonTextToString(long), `[${item},${item}]`);
-  t.false(isHandedOver(new Uint8Array(long)), 'a copy is not handed over');
+  t.false(isHandedOver(new Uint8Array(long as Uint8Array)), 'a copy is not handed over');
 });
 
 test('text and bytes concatenate in order, into bytes only when some part is bytes', (t) => {

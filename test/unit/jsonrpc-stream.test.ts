@@ -7,6 +7,7 @@ import { RpcErrors } from '../../src/shared/rpc/errors.js';
 import { createMethodCaller, type Dispatch, type RpcCaller } from '../../src/transport/jsonrpc.js';
 import { IPC_RULES, WS_RULES, handleStreamMessage } from '../../src/transport/jsonrpc-stream.js';
 import { createWsPortPolicy, WS_PORT_HTTP_BODY } from '../../src/transport/http-policy.js';
+import { jsonTextToString } from '../../src/shared/rpc/json-text.js';
 
 const echo: RpcCaller = async (method, params) => ({ result: `${method}:${params.length}` });
 
@@ -25,7 +26,7 @@ test('WebSocket: single requests keep their ids; batches have no size limit and 
   const ws = (text: string) => handleStreamMessage(text, echo, WS_RULES);
   t.is(await ws('{"jsonrpc":"2.0","id":12345678901234567890,"method":"m","params":[1]}'), '{"jsonrpc":"2.0","id":12345678901234567890,"result":"m:1"}');
   const batch = Array.from({ length: 3000 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'm' }));
-  const answer = JSON.parse((await ws(JSON.stringify([...batch, 5])))!) as { id: number | null }[];
+  const answer = JSON.parse(jsonTextToString((await ws(JSON.stringify([...batch, 5])))!)) as { id: number | null }[];
   t.is(answer.length, 3001);
   t.deepEqual(answer.slice(0, 3).map((entry) => entry.id), [0, 1, 2]);
   t.deepEqual(answer[3000], { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request' } });

@@ -15,6 +15,7 @@ import { createMethodCaller } from '../../src/transport/jsonrpc.js';
 import { WS_RULES } from '../../src/transport/jsonrpc-stream.js';
 import { streamSessions } from '../../src/transport/stream-sessions.js';
 import { SubscriptionHub } from '../../src/transport/subscription-hub.js';
+import { jsonTextToString } from '../../src/shared/rpc/json-text.js';
 
 const START_MS = 1_700_000_000_000;
 const EXP = START_MS / 1000 + 300;
@@ -88,7 +89,7 @@ function service(noAuthMethods: string[] = []) {
     const sent: string[] = [];
     let wake = (): void => undefined;
     const session = open((text) => {
-      sent.push(text);
+      sent.push(jsonTextToString(text));
       wake();
     }, authorization);
     let id = 0;

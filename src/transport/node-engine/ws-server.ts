@@ -52,7 +52,8 @@ export async function startWsServer(cfg: WsServerConfig): Promise<WsServerHandle
     connection.session = cfg.openSession((text) => {
       if (connection.cut) return;
       if (ws.bufferedAmount > sendBufferLimit) cut(ws, connection);
-      else ws.send(text);
+      // A text frame, bytes or not (ws makes a Buffer a binary frame unless told).
+      else ws.send(text, { binary: false });
     }, authorization);
     log.debug(`WebSocket connection from ${remote} opened`);
     ws.on('message', (data: Buffer) => {
