@@ -35,7 +35,10 @@ export class ChainStore {
   constructor(
     private readonly kv: KvStore,
     private readonly decodeBlock: (rlp: Uint8Array) => Block,
-  ) {}
+  ) {
+    // Receipt polls for pending transactions miss the same lookups until a block brings them.
+    kv.rememberMisses(Prefix.txLookup);
+  }
 
   async getHeadHash(): Promise<Uint8Array | undefined> {
     return this.kv.get(metaKey(MetaKey.head));

@@ -21,6 +21,13 @@ export class KvStore {
   private inFlight = 0;
   private drained: (() => void) | undefined;
   private closed = false;
+  /** First bytes of the keys whose misses are remembered (`rememberMisses`). */
+  private readonly missPrefixes = new Set<number>();
+  /** Keys with those first bytes found absent since the last write, in hex. */
+  private readonly misses = new Set<string>();
+  /** Moves when a write starts and when it ends: a miss read across a write may be stale already. */
+  private writeGeneration = 0;
+  private writesInFlight = 0;
 
   private constructor(private readonly db: RocksHandle) {}
 
@@ -32,12 +39,26 @@ export class KvStore {
     return new KvStore(db);
   }
 
+  /**
+   * Remembers which keys starting with byte `prefix` are absent, until the next write. For the chain's
+   * transaction lookups: a client polling for a pending transaction's receipt asks for the same missing
+   * key again and again, and each miss cost the chain thread a trip to RocksDB and the error object the
+   * binding builds to say "not found".
+   */
+  rememberMisses(prefix: number): void {
+    this.missPrefixes.add(prefix);
+  }
+
   get(key: Uint8Array): Promise<Uint8Array | undefined> {
+    const missKey = this.missPrefixes.size > 0 && this.missPrefixes.has(key[0]!) ? Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('hex') : undefined;
+    if (missKey !== undefined && !this.closed && this.misses.has(missKey)) return Promise.resolve(undefined);
+    const generation = this.writeGeneration;
     return this.track(() => new Promise((resolve, reject) =>
       this.db.get(asBuffer(key), { asBuffer: true }, (err, value) => {
         if (err) {
-          if (/NotFound/i.test(err.message)) resolve(undefined);
-          else reject(err);
+          if (!/NotFound/i.test(err.message)) return reject(err);
+          if (missKey !== undefined && this.writesInFlight === 0 && generation === this.writeGeneration) this.rememberMiss(missKey);
+          resolve(undefined);
         } else {
           resolve(new Uint8Array(value.buffer, value.byteOffset, value.byteLength));
         }
@@ -51,7 +72,23 @@ export class KvStore {
     const native = ops.map((op) =>
       op.type === 'put' ? { type: 'put' as const, key: asBuffer(op.key), value: asBuffer(op.value) } : { type: 'del' as const, key: asBuffer(op.key) },
     );
-    return this.track(() => new Promise<void>((resolve, reject) => this.db.batch(native, { sync }, (err) => (err ? reject(err) : resolve()))));
+    this.forgetMisses();
+    this.writesInFlight++;
+    return this.track(() => new Promise<void>((resolve, reject) => this.db.batch(native, { sync }, (err) => (err ? reject(err) : resolve())))).finally(() => {
+      this.writesInFlight--;
+      this.forgetMisses();
+    });
+  }
+
+  private rememberMiss(key: string): void {
+    // Bounded: a client asking for ever new missing keys must not grow the set without end.
+    if (this.misses.size >= MAX_REMEMBERED_MISSES) this.misses.clear();
+    this.misses.add(key);
+  }
+
+  private forgetMisses(): void {
+    this.misses.clear();
+    this.writeGeneration++;
   }
 
   /**
@@ -94,6 +131,8 @@ export class KvStore {
     }
   }
 }
+
+const MAX_REMEMBERED_MISSES = 65_536;
 
 /** The binding treats anything but a Buffer as a string: a plain Uint8Array would be stored as "1,2,3". */
 function asBuffer(bytes: Uint8Array): Buffer {
