@@ -7,7 +7,7 @@ import { RpcError, RpcErrors, logsCountExceeded } from '../shared/rpc/errors.js'
 import { FilterRegistry, type InstalledFilter } from '../shared/rpc/filter-registry.js';
 import { toData } from '../shared/rpc/encoding.js';
 import { formatFilterLog } from '../shared/rpc/format-logs.js';
-import { answerText, type JsonText } from '../shared/rpc/json-text.js';
+import { answerText, jsonArrayParts, type JsonText } from '../shared/rpc/json-text.js';
 import { logMatches } from '../shared/rpc/log-match.js';
 import type { MethodTextHandlers } from '../shared/rpc/dispatch.js';
 import type { BlockTag, LogFilter, TopicFilter } from '../shared/rpc/params.js';
@@ -77,21 +77,11 @@ function asBlockLogs({ number, hash, timestamp, txHashes, logs }: IndexedBlock):
 }
 
 /** `texts` as a JSON array; a large one as bytes (json-text.ts). */
-const jsonArray = (texts: readonly string[]): JsonText => jsonArrayOfParts(texts);
+const jsonArray = (texts: readonly string[]): JsonText => answerText(jsonArrayParts(texts));
 
 /** An answer of whole blocks' pieces, each block's matches already joined. */
 function jsonArrayOfPieces(pieces: readonly BlockMatches[]): JsonText {
-  return jsonArrayOfParts(pieces.map(({ joined }) => joined).filter((joined) => joined !== ''));
-}
-
-function jsonArrayOfParts(items: readonly string[]): JsonText {
-  const parts = ['['];
-  items.forEach((item, i) => {
-    if (i > 0) parts.push(',');
-    parts.push(item);
-  });
-  parts.push(']');
-  return answerText(parts);
+  return jsonArray(pieces.map(({ joined }) => joined).filter((joined) => joined !== ''));
 }
 
 export function logRpcHandlers(index: LogIndex, { rpcMaxLogsRange, rpcMaxLogsCount }: LogLimits): MethodTextHandlers<'logindex'> {

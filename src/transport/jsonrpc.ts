@@ -8,7 +8,7 @@
 import { RpcErrors, toRpcErrorObject } from '../shared/rpc/errors.js';
 import { lookupMethod, type JsonRpcTransport, type MethodName, type Owner } from '../shared/rpc/registry.js';
 import type { Json, RpcErrorObject, Wire } from '../shared/rpc/types.js';
-import { concatJsonText, jsonTextToString, type JsonText } from '../shared/rpc/json-text.js';
+import { concatJsonText, jsonArrayParts, jsonTextToString, type JsonText } from '../shared/rpc/json-text.js';
 import type { MethodAccess } from './auth/permissions.js';
 import type { CallTimer } from './rpc-timings.js';
 
@@ -237,10 +237,7 @@ function responseText(id: IdText, outcome: RpcOutcome): JsonText {
 
 /** A batch's answer: its entries' texts in a JSON array. */
 export function batchText(texts: readonly JsonText[]): JsonText {
-  const parts: JsonText[] = ['['];
-  texts.forEach((text, i) => parts.push(...(i === 0 ? [text] : [',', text])));
-  parts.push(']');
-  return concatJsonText(parts);
+  return concatJsonText(jsonArrayParts(texts));
 }
 
 /**

@@ -41,6 +41,17 @@ export function answerText(parts: readonly string[]): JsonText {
   return bytes;
 }
 
+/** The parts of a JSON array of `items` (each already JSON text): `[`, the items with commas between, `]`. */
+export function jsonArrayParts<T extends JsonText>(items: readonly T[]): (T | string)[] {
+  const parts: (T | string)[] = ['['];
+  items.forEach((item, i) => {
+    if (i > 0) parts.push(',');
+    parts.push(item);
+  });
+  parts.push(']');
+  return parts;
+}
+
 /** `parts` one after the other: a string when all are strings, else bytes (strings in them as UTF-8). */
 export function concatJsonText(parts: readonly JsonText[]): JsonText {
   if (parts.every((part) => typeof part === 'string')) return parts.join('');
