@@ -25,7 +25,7 @@ const word = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
 test.serial('eth_getLogs agrees with eth_blockNumber, and survives kill -9 and the loss of its store', async (t) => {
   t.timeout(150_000);
   node = await startNode({ dataPath });
-  const provider = new JsonRpcProvider(node.url, undefined, { staticNetwork: true, batchMaxCount: 1 });
+  const provider = new JsonRpcProvider(node.url, undefined, { staticNetwork: true, batchMaxCount: 1, pollingInterval: 100 });
   const wallet = new Wallet(DEV_ACCOUNTS[0].privateKey, provider);
   const deployed = await (await wallet.sendTransaction({ data: markedDeployCode() })).wait();
   const contract = deployed!.contractAddress!;

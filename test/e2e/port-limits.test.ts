@@ -121,7 +121,7 @@ test('giant strings and numbers in params get the method\'s -32602 at once', asy
 
 test.serial('eth_getLogs: --rpc-max-logs-range and --rpc-max-logs-count; eth_getFilterChanges hands the logs out in parts', async (t) => {
   t.timeout(90_000);
-  const provider = new JsonRpcProvider(node.url, undefined, { staticNetwork: true, batchMaxCount: 1 });
+  const provider = new JsonRpcProvider(node.url, undefined, { staticNetwork: true, batchMaxCount: 1, pollingInterval: 100 });
   t.teardown(() => provider.destroy());
   const wallet = new Wallet(DEV_ACCOUNTS[0].privateKey, provider);
   const deployed = await (await wallet.sendTransaction({ data: storeAndLogDeployCode() })).wait();
