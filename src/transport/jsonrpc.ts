@@ -225,14 +225,11 @@ function orderedError(error: RpcErrorObject): { [key: string]: Json } {
 
 /** Compact response text, members in Besu's order: jsonrpc, id, result | error. */
 function responseText(id: IdText, outcome: RpcOutcome): JsonText {
-  if ('resultJson' in outcome && typeof outcome.resultJson !== 'string') {
-    return concatJsonText([`{"jsonrpc":"2.0","id":${id},"result":`, outcome.resultJson, '}']);
-  }
-  const member =
-    'error' in outcome
-      ? `"error":${JSON.stringify(orderedError(outcome.error))}`
-      : `"result":${'resultJson' in outcome ? outcome.resultJson : JSON.stringify(outcome.result ?? null)}`;
-  return `{"jsonrpc":"2.0","id":${id},${member}}`;
+  const head = `{"jsonrpc":"2.0","id":${id},`;
+  if ('error' in outcome) return `${head}"error":${JSON.stringify(orderedError(outcome.error))}}`;
+  const result = 'resultJson' in outcome ? outcome.resultJson : JSON.stringify(outcome.result ?? null);
+  // An actor's large answer stays bytes (json-text.ts); everything else is one template string.
+  return typeof result === 'string' ? `${head}"result":${result}}` : concatJsonText([`${head}"result":`, result, '}']);
 }
 
 /** A batch's answer: its entries' texts in a JSON array. */

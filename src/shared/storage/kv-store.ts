@@ -1,3 +1,4 @@
+import { bytesToHex } from '../util/bytes.js';
 import { loadRocksdb, type RocksHandle, type RocksOp } from './rocksdb-binding.js';
 
 export type KvOp = RocksOp;
@@ -50,7 +51,7 @@ export class KvStore {
   }
 
   get(key: Uint8Array): Promise<Uint8Array | undefined> {
-    const missKey = this.missPrefixes.size > 0 && this.missPrefixes.has(key[0]!) ? Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('hex') : undefined;
+    const missKey = this.missPrefixes.size > 0 && this.missPrefixes.has(key[0]!) ? bytesToHex(key) : undefined;
     if (missKey !== undefined && !this.closed && this.misses.has(missKey)) return Promise.resolve(undefined);
     const generation = this.writeGeneration;
     return this.track(() => new Promise((resolve, reject) =>
