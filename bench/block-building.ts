@@ -7,6 +7,8 @@
  *
  *   npm run build && node dist/bench/block-building.js [--blocks=5] [--txs-per-block=2000] [--senders=200]
  */
+// First, as in the chain thread's entry (workers/chain.worker.ts): before @noble/hashes is evaluated.
+import '../src/shared/util/hex-builtins.js';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';

@@ -4,6 +4,8 @@
  * head to the pool, consensus and p2p, the new canonical blocks to the transports that subscribe, and
  * their logs to the log index; serves the state reader threads the state values and blocks they ask for.
  */
+// First, before @noble/hashes is evaluated in this thread (see hex-builtins.ts).
+import '../src/shared/util/hex-builtins.js';
 import { exposeControl } from '../src/shared/actors/control.js';
 import { openChannel } from '../src/shared/actors/channel.js';
 import { CONSENSUS_CHAIN, LOGINDEX_CHAIN, P2P_CHAIN, READER_CHAIN, TRANSPORT_CHAIN, TXPOOL_CHAIN } from '../src/shared/actors/channels.js';

@@ -2,6 +2,8 @@
  * Consensus actor thread: runs QBFT (src/consensus/node-consensus.ts) on real time, with the chain and
  * the pool behind its channels and validator peers behind the p2p actor. Wiring only.
  */
+// First, before @noble/hashes is evaluated in this thread (see hex-builtins.ts).
+import '../src/shared/util/hex-builtins.js';
 import { exposeControl } from '../src/shared/actors/control.js';
 import { openChannel } from '../src/shared/actors/channel.js';
 import type { ChannelEnd } from '../src/shared/actors/channel.js';

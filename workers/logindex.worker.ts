@@ -3,6 +3,8 @@
  * each new head's blocks from the chain, catches up from the chain at start, and answers the
  * transports' eth_getLogs, filters and GraphQL log reads (src/logindex/logindex-actor.ts).
  */
+// First, before @noble/hashes is evaluated in this thread (see hex-builtins.ts).
+import '../src/shared/util/hex-builtins.js';
 import { exposeControl } from '../src/shared/actors/control.js';
 import { openChannel } from '../src/shared/actors/channel.js';
 import { LOGINDEX_CHAIN, TRANSPORT_LOGINDEX } from '../src/shared/actors/channels.js';

@@ -3,6 +3,8 @@
  * (transaction gossip), consensus (istanbul messages) and the transports (admin_* / net_enode, and
  * the sync state for `syncing` subscriptions).
  */
+// First, before @noble/hashes is evaluated in this thread (see hex-builtins.ts).
+import '../src/shared/util/hex-builtins.js';
 import { exposeControl } from '../src/shared/actors/control.js';
 import { openChannel } from '../src/shared/actors/channel.js';
 import { CONSENSUS_P2P, P2P_CHAIN, P2P_TXPOOL, TRANSPORT_P2P } from '../src/shared/actors/channels.js';

@@ -8,6 +8,8 @@
  * VMs, the read state of the last root, the state values and blocks it has read — and the transports
  * reach it over a direct channel each, without a hop through a pool's queue on another thread.
  */
+// First, before @noble/hashes is evaluated in this thread (see hex-builtins.ts).
+import '../src/shared/util/hex-builtins.js';
 import { exposeControl } from '../src/shared/actors/control.js';
 import { openChannel } from '../src/shared/actors/channel.js';
 import { READER_CHAIN, TRANSPORT_READER } from '../src/shared/actors/channels.js';

@@ -9,6 +9,8 @@
  * subscriptions, fed by the chain's, pool's and p2p actor's events. GraphQL runs queries here and
  * reads from the actors in bulk. Holds no chain data.
  */
+// First, before @noble/hashes is evaluated in this thread (see hex-builtins.ts).
+import '../src/shared/util/hex-builtins.js';
 import { exposeControl } from '../src/shared/actors/control.js';
 import { openChannel, RemoteError } from '../src/shared/actors/channel.js';
 import { TRANSPORT_CHAIN, TRANSPORT_CONSENSUS, TRANSPORT_LOGINDEX, TRANSPORT_P2P, TRANSPORT_READER, TRANSPORT_TXPOOL } from '../src/shared/actors/channels.js';

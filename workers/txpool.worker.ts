@@ -2,6 +2,8 @@
  * Transaction pool actor thread: wires the pool's core (src/txpool/txpool-actor.ts) to its channels
  * and to the piscina pool that decodes transactions and recovers their senders.
  */
+// First, before @noble/hashes is evaluated in this thread (see hex-builtins.ts).
+import '../src/shared/util/hex-builtins.js';
 import { availableParallelism } from 'node:os';
 import { exposeControl } from '../src/shared/actors/control.js';
 import { openChannel } from '../src/shared/actors/channel.js';

@@ -4,6 +4,8 @@
  * milliseconds of CPU per login; the thread lowers its own scheduling priority so that a storm of logins
  * takes the CPU JSON-RPC leaves idle rather than the CPU JSON-RPC needs.
  */
+// First, before @noble/hashes is evaluated in this thread (see hex-builtins.ts).
+import '../../src/shared/util/hex-builtins.js';
 import { readFile } from 'node:fs/promises';
 import { setPriority } from 'node:os';
 import { nameThisThread } from '../../src/shared/util/thread-name.js';

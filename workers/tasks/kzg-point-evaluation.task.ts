@@ -3,6 +3,8 @@
  * kzg-point-evaluation.ts). kzg-wasm and its trusted setup load on the first task (~20 s) and stay
  * loaded for the life of the thread.
  */
+// First, before @noble/hashes is evaluated in this thread (see hex-builtins.ts).
+import '../../src/shared/util/hex-builtins.js';
 import { bytesToHex } from '@ethereumjs/util';
 import type { PointEvaluationInput } from '../../src/shared/execution/kzg-point-evaluation.js';
 import { nameThisThread } from '../../src/shared/util/thread-name.js';

@@ -6,6 +6,8 @@
  *
  * The worker learns the chain's rules once, from `workerData.genesisJson`.
  */
+// First, before @noble/hashes is evaluated in this thread (see hex-builtins.ts).
+import '../../src/shared/util/hex-builtins.js';
 import { workerData } from 'node:worker_threads';
 import { RLP } from '@ethereumjs/rlp';
 import { createTxFromBlockBodyData } from '@ethereumjs/tx';

@@ -2,6 +2,8 @@
  * Piscina task: decode + recover a batch of raw transactions (those the pool received in one tick:
  * one message each way per batch, not per transaction). Errors cross the thread as plain `{code, message}`.
  */
+// First, before @noble/hashes is evaluated in this thread (see hex-builtins.ts).
+import '../../src/shared/util/hex-builtins.js';
 import { toRpcErrorObject } from '../../src/shared/rpc/errors.js';
 import type { RpcErrorObject } from '../../src/shared/rpc/types.js';
 import { decodeRawTransaction } from '../../src/tasks/transaction-decode.js';

@@ -9,6 +9,8 @@
 // options (as `blocks import` does) reads the ones given before it from `this.context.parentArgv` and takes
 // its own flags apart from the others with separateNodeOptions.
 
+// First, before @noble/hashes is evaluated in this thread (see hex-builtins.ts).
+import '../../shared/util/hex-builtins.js';
 import { fileURLToPath } from 'node:url';
 import { Config, Errors, run, settings } from '@oclif/core';
 import { HELP_NAMES, parseCommandLine, unmatchedArgumentsError } from './args.js';
