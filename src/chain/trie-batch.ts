@@ -1,5 +1,6 @@
 import { RLP } from '@ethereumjs/rlp';
 import type { NestedUint8Array } from '@ethereumjs/rlp';
+import { encodeRlp } from '../shared/ethereum/rlp-encode.js';
 
 /**
  * One pass of a block's writes into a Merkle-Patricia trie of fixed-length (hashed) keys, as the
@@ -83,7 +84,7 @@ export async function applyTrieWrites(
   if (updated === undefined) return emptyRoot;
   if (updated.t === STORED) return root;
   const puts: [Uint8Array, Uint8Array][] = [];
-  const encoded = RLP.encode(rawOf(updated, puts, keccak));
+  const encoded = encodeRlp(rawOf(updated, puts, keccak));
   // The root is stored by hash even when its encoding is short enough to be embedded.
   const newRoot = keccak(encoded);
   puts.push([newRoot, encoded]);
@@ -263,7 +264,7 @@ function rawOf(node: TrieNode, puts: [Uint8Array, Uint8Array][], keccak: (data: 
 function refOf(child: Child, puts: [Uint8Array, Uint8Array][], keccak: (data: Uint8Array) => Uint8Array): Uint8Array | NestedUint8Array {
   if (child.t === STORED) return child.ref;
   const raw = rawOf(child, puts, keccak);
-  const encoded = RLP.encode(raw);
+  const encoded = encodeRlp(raw);
   // Nodes shorter than a hash are embedded in their parent, not stored.
   if (encoded.length < 32) return raw;
   const hash = keccak(encoded);

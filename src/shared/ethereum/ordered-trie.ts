@@ -7,6 +7,7 @@
 import { RLP } from '@ethereumjs/rlp';
 import { KECCAK256_RLP } from '@ethereumjs/util';
 import { keccak256 as keccak_256 } from './keccak.js';
+import { encodeRlp } from './rlp-encode.js';
 
 /** A node as RLP input: a list of items, each bytes or an embedded node. */
 type NodeInput = Uint8Array | NodeInput[];
@@ -26,7 +27,7 @@ export function orderedTrieRoot(values: readonly Uint8Array[]): Uint8Array {
 export function trieRoot(entries: readonly { key: Uint8Array; value: Uint8Array }[]): Uint8Array {
   if (entries.length === 0) return KECCAK256_RLP;
   const sorted = entries.map(({ key, value }) => ({ key: nibblesOf(key), value })).sort((a, b) => compare(a.key, b.key));
-  return keccak_256(RLP.encode(nodeOf(sorted, 0, sorted.length, 0)));
+  return keccak_256(encodeRlp(nodeOf(sorted, 0, sorted.length, 0)));
 }
 
 /** The node holding entries [from, to) (sorted), whose keys agree on their first `depth` nibbles. */
@@ -59,7 +60,7 @@ function nodeOf(entries: Entry[], from: number, to: number, depth: number): Node
 
 /** How a parent refers to a child: embedded when its encoding is under 32 bytes, else by its hash. */
 function reference(node: NodeInput): NodeInput {
-  const encoded = RLP.encode(node);
+  const encoded = encodeRlp(node);
   return encoded.length < 32 ? node : keccak_256(encoded);
 }
 
