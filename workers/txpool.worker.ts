@@ -11,7 +11,7 @@ import { CONSENSUS_TXPOOL, P2P_TXPOOL, TRANSPORT_TXPOOL, TXPOOL_CHAIN } from '..
 import { startActorThread } from '../src/shared/actors/worker-data.js';
 import { parseGenesisJson } from '../src/shared/ethereum/genesis.js';
 import { Logger, setLogLevel } from '../src/shared/util/log.js';
-import { TaskPool } from '../src/shared/util/task-pool.js';
+import { OnDemandTaskPool } from '../src/shared/util/task-pool.js';
 import { TxPoolActor } from '../src/txpool/txpool-actor.js';
 import { DecodeBatches } from '../src/txpool/decode-batches.js';
 import type decodeTransactions from './tasks/transaction-decode.task.js';
@@ -20,14 +20,10 @@ const data = startActorThread('txpool');
 setLogLevel(data.logLevel);
 const log = new Logger('TxPool');
 
-// No thread while no transaction comes (piscina would keep half the CPUs' worth): the first transaction
-// starts one (a few ms), and threads retire after a minute without work.
+// No decode thread while no transaction comes: the first one starts a thread per core, all of them
+// together, and they retire together after a minute without work (OnDemandTaskPool says why together).
 const decodeThreads = Math.max(1, availableParallelism());
-const decoders = new TaskPool<typeof decodeTransactions>(new URL('./tasks/transaction-decode.task.js', import.meta.url), {
-  minThreads: 0,
-  maxThreads: decodeThreads,
-  idleTimeout: 60_000,
-});
+const decoders = new OnDemandTaskPool<typeof decodeTransactions>(new URL('./tasks/transaction-decode.task.js', import.meta.url), decodeThreads, 60_000);
 const decodeBatches = new DecodeBatches((raws, rules) => decoders.run({ raws, rules }), decodeThreads);
 
 let pool: TxPoolActor | undefined;
