@@ -33,4 +33,8 @@ test('the first task starts every thread; they retire together when idle and sta
   const again = await pool.run(0);
   t.false([a, b].includes(again), 'a new thread after retirement');
   t.is(pool.threadCount, 2);
+
+  await pool.destroy();
+  await t.throwsAsync(() => pool.run(0), { message: 'the task pool is closed' });
+  t.is(pool.threadCount, 0, 'a task after destroy starts no thread');
 });

@@ -41,6 +41,7 @@ export class OnDemandTaskPool<F extends Task> {
   private pool: TaskPool<F> | undefined;
   private running = 0;
   private idleTimer: NodeJS.Timeout | undefined;
+  private closed = false;
 
   constructor(
     private readonly entry: URL,
@@ -49,6 +50,8 @@ export class OnDemandTaskPool<F extends Task> {
   ) {}
 
   async run(input: Parameters<F>[0]): Promise<Awaited<ReturnType<F>>> {
+    // A task arriving while the thread shuts down must not start the threads again.
+    if (this.closed) throw new Error('the task pool is closed');
     clearTimeout(this.idleTimer);
     this.idleTimer = undefined;
     this.pool ??= new TaskPool<F>(this.entry, { minThreads: this.threads, maxThreads: this.threads });
@@ -73,6 +76,7 @@ export class OnDemandTaskPool<F extends Task> {
   }
 
   async destroy(): Promise<void> {
+    this.closed = true;
     clearTimeout(this.idleTimer);
     const pool = this.pool;
     this.pool = undefined;
