@@ -7,6 +7,8 @@
  *
  *   npm run build && node dist/bench/call-path.js [--calls=20000] [--rounds=5]
  */
+// First, as in a state reader thread's entry (workers/reader.worker.ts): before @noble/hashes is evaluated.
+import '../src/shared/util/hex-builtins.js';
 import { bytesToHex } from '@ethereumjs/util';
 import type { Chain } from '../src/chain/chain.js';
 import { lookupMethod } from '../src/shared/rpc/registry.js';

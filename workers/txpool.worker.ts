@@ -23,7 +23,11 @@ const log = new Logger('TxPool');
 // No decode thread while no transaction comes: the first one starts a thread per core, all of them
 // together, and they retire together after a minute without work (OnDemandTaskPool says why together).
 const decodeThreads = Math.max(1, availableParallelism());
-const decoders = new OnDemandTaskPool<typeof decodeTransactions>(new URL('./tasks/transaction-decode.task.js', import.meta.url), decodeThreads, 60_000);
+const decoders = new OnDemandTaskPool<typeof decodeTransactions>(new URL('./tasks/transaction-decode.task.js', import.meta.url), {
+  threads: decodeThreads,
+  idleMs: 60_000,
+  name: 'transaction decoder pool',
+});
 const decodeBatches = new DecodeBatches((raws, rules) => decoders.run({ raws, rules }), decodeThreads);
 
 let pool: TxPoolActor | undefined;

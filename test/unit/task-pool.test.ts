@@ -17,7 +17,7 @@ async function until(what: string, done: () => boolean, timeoutMs = 10_000): Pro
 }
 
 test('the first task starts every thread; they retire together when idle and start again on the next task', async (t) => {
-  const pool = new OnDemandTaskPool<typeof threadIdAfter>(ENTRY, 2, 300);
+  const pool = new OnDemandTaskPool<typeof threadIdAfter>(ENTRY, { threads: 2, idleMs: 300, name: 'task pool' });
   t.teardown(() => pool.destroy());
   t.is(pool.threadCount, 0, 'no thread before the first task');
 

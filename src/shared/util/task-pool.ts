@@ -33,10 +33,19 @@ export class TaskPool<F extends Task> {
 
 /**
  * A pool with no thread until its first task, whose threads then all start together, and all retire
- * together after `idleMs` without a task. Piscina alone starts a thread when tasks queue, one at a
- * time as the load grows, and a task handed to a thread still loading its modules waits for them:
- * the transaction decoders' second batch of a first burst waited 550-650 ms on a busy 2-core machine.
+ * together after `idleMs` without a task (or stay until `destroy` when no `idleMs` is given). Piscina
+ * alone starts a thread when tasks queue, one at a time as the load grows, and a task handed to a
+ * thread still loading its modules waits for them: the transaction decoders' second batch of a first
+ * burst waited 550-650 ms on a busy 2-core machine. Once destroyed it refuses tasks ("the <name> is
+ * closed") rather than start threads again while its owner shuts down.
  */
+export interface OnDemandTaskPoolOptions {
+  threads: number;
+  idleMs?: number;
+  /** What the pool is, for the error a task gets once it is closed. */
+  name: string;
+}
+
 export class OnDemandTaskPool<F extends Task> {
   private pool: TaskPool<F> | undefined;
   private running = 0;
@@ -45,21 +54,20 @@ export class OnDemandTaskPool<F extends Task> {
 
   constructor(
     private readonly entry: URL,
-    private readonly threads: number,
-    private readonly idleMs: number,
+    private readonly options: OnDemandTaskPoolOptions,
   ) {}
 
   async run(input: Parameters<F>[0]): Promise<Awaited<ReturnType<F>>> {
-    // A task arriving while the thread shuts down must not start the threads again.
-    if (this.closed) throw new Error('the task pool is closed');
+    if (this.closed) throw new Error(`the ${this.options.name} is closed`);
     clearTimeout(this.idleTimer);
     this.idleTimer = undefined;
-    this.pool ??= new TaskPool<F>(this.entry, { minThreads: this.threads, maxThreads: this.threads });
+    const { threads, idleMs } = this.options;
+    this.pool ??= new TaskPool<F>(this.entry, { minThreads: threads, maxThreads: threads });
     this.running++;
     try {
       return await this.pool.run(input);
     } finally {
-      if (--this.running === 0) this.idleTimer = setTimeout(() => this.retire(), this.idleMs).unref();
+      if (--this.running === 0 && idleMs !== undefined) this.idleTimer = setTimeout(() => this.retire(), idleMs).unref();
     }
   }
 
