@@ -560,6 +560,7 @@ export class Chain {
       gasLimit: h.gasLimit,
       baseFeePerGas: h.baseFeePerGas,
       nextBaseFeePerGas: h.baseFeePerGas === undefined ? undefined : h.calcNextBaseFee(),
+      nextHardfork: this.spec.common.getHardforkBy({ blockNumber: h.number + 1n, timestamp: h.timestamp + this.spec.blockPeriodSeconds }),
       stateRoot: h.stateRoot,
       coinbase: h.coinbase.bytes,
       extraData: h.extraData,

@@ -13,7 +13,8 @@
  * driver's `validateBlock`) before the message counts. Messages for later heights wait in a bounded
  * buffer and are replayed when their height starts.
  */
-import { keccak256 } from '../shared/ethereum/keccak.js';
+// noble's keccak: a few messages per block (messages.ts says why not hash-wasm's).
+import { keccak_256 as keccak256 } from '@noble/hashes/sha3.js';
 
 import type { QbftBlock } from '../shared/qbft/block.js';
 import type {

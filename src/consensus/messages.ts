@@ -14,7 +14,9 @@
 import { RLP } from '@ethereumjs/rlp';
 import { encodeRlp } from '../shared/ethereum/rlp-encode.js';
 import type { NestedUint8Array } from '@ethereumjs/rlp';
-import { keccak256 } from '../shared/ethereum/keccak.js';
+// noble's keccak, as the block hashes (qbft/block-hash.ts): a handful of messages per block, and
+// hash-wasm's WebAssembly (shared/ethereum/keccak.ts, for the chain's tries) costs a thread ~1.3 MB.
+import { keccak_256 as keccak256 } from '@noble/hashes/sha3.js';
 
 import { QbftBlock, QbftBlockError } from '../shared/qbft/block.js';
 import { BftExtraDataError } from '../shared/qbft/extra-data.js';

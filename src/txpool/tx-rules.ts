@@ -1,17 +1,25 @@
 /** Which transaction types the pool admits at a fork; handed to every decode task. */
-import { txCommonFor as commonFor } from '../shared/ethereum/tx-common.js';
 import type { TxRules, TxType } from '../shared/ethereum/decoded-tx.js';
+import { FORK_ORDER } from '../shared/ethereum/genesis.js';
+import type { ForkName } from '../shared/ethereum/genesis.js';
 
 /**
- * The rules for a chain at a fork: the transaction types are derived from the EIPs that fork activates
- * (2930 → type 1, 1559 → type 2, 4844 → type 3, 7702 → type 4).
+ * The fork that brings each typed transaction: EIP-2930 (type 1) with Berlin, EIP-1559 (type 2) with
+ * London, EIP-4844 (type 3) with Cancun, EIP-7702 (type 4) with Prague. Read from the fork order, not
+ * from an ethereumjs Common, so that the pool's thread does not load @ethereumjs/common for it.
  */
+const TYPE_FORKS: ReadonlyArray<[TxType, ForkName]> = [
+  [1, 'berlin'],
+  [2, 'london'],
+  [3, 'cancun'],
+  [4, 'prague'],
+];
+
+/** The rules for a chain at a fork (ethereumjs' hardfork names; `chainstart` admits legacy transactions only). */
 export function txRulesFor(chainId: bigint, hardfork: string): TxRules {
-  const common = commonFor(chainId, hardfork);
+  const position = hardfork === 'chainstart' ? -1 : FORK_ORDER.indexOf(hardfork as ForkName);
+  if (position === -1 && hardfork !== 'chainstart') throw new Error(`no transaction rules for the unknown fork ${hardfork}`);
   const allowedTypes: TxType[] = [0];
-  if (common.isActivatedEIP(2930)) allowedTypes.push(1);
-  if (common.isActivatedEIP(1559)) allowedTypes.push(2);
-  if (common.isActivatedEIP(4844)) allowedTypes.push(3);
-  if (common.isActivatedEIP(7702)) allowedTypes.push(4);
+  for (const [type, fork] of TYPE_FORKS) if (position >= FORK_ORDER.indexOf(fork)) allowedTypes.push(type);
   return { chainId, hardfork, allowedTypes };
 }

@@ -4,8 +4,7 @@
  * pending-transaction filters, and what it answers consensus, the chain and peers. No ports here:
  * workers/txpool.worker.ts opens the channels and hands them these handler tables.
  */
-import { createTxFromRLP, isBlob4844Tx } from '@ethereumjs/tx';
-import { bytesToHex, hexToBytes } from '@ethereumjs/util';
+import { RLP } from '@ethereumjs/rlp';
 import type { ChannelHandlers } from '../shared/actors/channel.js';
 import type { ConsensusTxPool, P2pTxPool, TransportTxPool, TxPoolChain } from '../shared/actors/channels.js';
 import type {
@@ -18,24 +17,34 @@ import type {
   RejectedTx,
   TransactionRecord,
 } from '../shared/actors/messages.js';
-import { createChainCommon } from '../shared/ethereum/common.js';
 import type { DecodedTx, TxRules } from '../shared/ethereum/decoded-tx.js';
 import type { Genesis } from '../shared/ethereum/genesis.js';
 import { serveMethodsAsJsonText } from '../shared/rpc/dispatch.js';
 import type { JsonTextServer } from '../shared/rpc/dispatch.js';
 import { RpcError, RpcErrors } from '../shared/rpc/errors.js';
 import { FilterRegistry } from '../shared/rpc/filter-registry.js';
-import { formatPendingTransaction, formatPendingTransactionDetail } from '../shared/rpc/format.js';
+import { formatPendingTransactionDetail } from '../shared/rpc/format-pending-detail.js';
 import { matchesPendingFilters } from '../shared/rpc/pending-filter.js';
 import type { MethodHandlers } from '../shared/rpc/registry.js';
 import type { Json, RpcErrorObject } from '../shared/rpc/types.js';
+import { bytesToHex, hexToBytes } from '../shared/util/bytes.js';
 import { errorMessage } from '../shared/util/errors.js';
 import type { Logger } from '../shared/util/log.js';
 import { perTick } from '../shared/util/per-tick.js';
 import { RecentKeys } from '../shared/util/recent-keys.js';
 import { TransactionPool } from './pool.js';
 import type { DropReason, TransactionPoolOptions } from './pool.js';
+import type { PendingViewFormatter } from './pending-view.js';
 import { txRulesFor } from './tx-rules.js';
+
+/** Position of `blobVersionedHashes` in a blob transaction's field list (EIP-4844). */
+const BLOB_HASHES_FIELD = 10;
+
+/** The versioned hashes of a blob transaction's canonical encoding, 0x03 ‖ rlp([chainId, nonce, …, maxFeePerBlobGas, blobVersionedHashes, y, r, s]). */
+function blobVersionedHashesOf(canonical: Uint8Array): Uint8Array[] {
+  const fields = RLP.decode(canonical.subarray(1)) as Uint8Array[][];
+  return fields[BLOB_HASHES_FIELD]!;
+}
 
 /** What decoding one raw transaction gives: the decoded transaction, or Besu's error for it. */
 export type DecodeOutcome = { ok: DecodedTx } | { error: RpcErrorObject };
@@ -89,8 +98,8 @@ export class TxPoolActor {
   readonly p2p: ChannelHandlers<P2pTxPool, 'txpool'>;
 
   private readonly pool: TransactionPool;
-  private readonly common;
-  private readonly blockPeriod: bigint;
+  /** Loaded at the first pending-transaction view (pending-view.ts says why). */
+  private pendingFormatter: Promise<PendingViewFormatter> | undefined;
   private head!: HeadInfo;
   private rules: TxRules | undefined;
   /** Account reads valid for the current head; cleared when the head moves. */
@@ -109,8 +118,6 @@ export class TxPoolActor {
 
   constructor(private readonly deps: TxPoolActorDeps) {
     this.pool = new TransactionPool({ ...deps.pool }, (txs, reason) => this.announceDropped(txs, reason));
-    this.common = createChainCommon(deps.genesis);
-    this.blockPeriod = BigInt(deps.genesis.qbft?.blockPeriodSeconds ?? 1);
     this.serveRpc = serveMethodsAsJsonText('txpool', this.rpcHandlers());
     this.consensus = {
       select: ({ maxCount, gasLimit, baseFee, fromSequence }) => {
@@ -191,8 +198,7 @@ export class TxPoolActor {
     this.head = head;
     this.accountCache = new Map();
     this.pool.setHead(head.number, head.nextBaseFeePerGas);
-    this.common.setHardforkBy({ blockNumber: head.number + 1n, timestamp: head.timestamp + this.blockPeriod });
-    const hardfork = this.common.hardfork();
+    const hardfork = head.nextHardfork;
     if (!this.rules || this.rules.hardfork !== hardfork) this.rules = txRulesFor(this.deps.genesis.chainId, hardfork);
   }
 
@@ -354,17 +360,22 @@ export class TxPoolActor {
     if (tx.maxFeePerBlobGas !== undefined) {
       record.maxFeePerBlobGas = tx.maxFeePerBlobGas;
       // The decoded form keeps only the blob count; the hashes are in the encoding.
-      const decoded = createTxFromRLP(tx.canonical ?? tx.raw, { common: this.common });
-      if (isBlob4844Tx(decoded)) record.blobVersionedHashes = decoded.blobVersionedHashes.map((hash) => hexToBytes(hash));
+      record.blobVersionedHashes = blobVersionedHashesOf(tx.canonical ?? tx.raw);
     }
     return record;
   }
 
   /** The pending-transaction JSON of a pooled transaction, or null when it is not in the pool. */
-  private pendingView(hash: Uint8Array): Json {
+  private async pendingView(hash: Uint8Array): Promise<Json> {
+    const format = await this.pendingFormat();
     const tx = this.pool.getByHash(hash);
-    if (!tx) return null;
-    return formatPendingTransaction(createTxFromRLP(tx.canonical ?? tx.raw, { common: this.common }), { address: tx.sender, publicKey: tx.senderPublicKey });
+    return tx === undefined ? null : format(tx);
+  }
+
+  /** Formats pooled transactions as pending-transaction JSON, at the fork of the pool's next block. */
+  private async pendingFormat(): Promise<(tx: DecodedTx) => Json> {
+    const format = await (this.pendingFormatter ??= import('./pending-view.js').then(({ pendingViewFormatter }) => pendingViewFormatter(this.deps.genesis)));
+    return (tx) => format(tx, this.head.nextHardfork);
   }
 
   private rpcHandlers(): MethodHandlers<'txpool'> {
@@ -383,13 +394,14 @@ export class TxPoolActor {
         // The layered pool has no fixed capacity in transactions: Besu reports -1.
         return { maxSize: -1, localCount: stats.localCount, remoteCount: stats.remoteCount };
       },
-      txpool_besuPendingTransactions: ({ limit, filters }) => {
+      txpool_besuPendingTransactions: async ({ limit, filters }) => {
+        const format = await this.pendingFormat();
         // Besu filters first, then takes `limit` of what matched.
         const views: Json[] = [];
         for (const entry of this.pool.entries()) {
           if (limit !== undefined && views.length >= limit) break;
           if (!matchesPendingFilters(entry.tx, filters)) continue;
-          views.push(this.pendingView(entry.tx.hash));
+          views.push(format(entry.tx));
         }
         return views;
       },

@@ -26,6 +26,7 @@ function headInfo(block: QbftBlock): HeadInfo {
     hash: block.hash(),
     timestamp: block.timestamp,
     gasLimit: block.scalar(HeaderField.gasLimit),
+    nextHardfork: 'prague',
     stateRoot: block.field(HeaderField.stateRoot),
     coinbase: block.coinbase,
     extraData: block.field(HeaderField.extraData),

@@ -29,7 +29,7 @@ import {
 import { formatNodeKey, NodeKeyFileError, parseNodeKey } from '../../src/shared/ethereum/node-key.js';
 import { decodeExtraData } from '../../src/shared/qbft/extra-data.js';
 import { addressOf, signCommitSeal } from '../../src/shared/qbft/seal.js';
-import { createQbftBlock } from '../../src/shared/qbft/block-hash.js';
+import { createQbftBlock } from '../../src/shared/qbft/ethereumjs-blocks.js';
 import type { Genesis } from '../../src/shared/ethereum/genesis.js';
 import { BESU_FIXTURES } from '../helpers/node-process.js';
 import { join } from 'node:path';

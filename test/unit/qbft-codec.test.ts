@@ -15,15 +15,8 @@ import {
   genesisExtraData,
 } from '../../src/shared/qbft/extra-data.js';
 import type { BftExtraData } from '../../src/shared/qbft/extra-data.js';
-import {
-  createQbftBlock,
-  createQbftHeader,
-  plainHeaderHash,
-  qbftBlockFromRlp,
-  qbftCommittedSealHash,
-  qbftHeaderFromRlp,
-  qbftOnChainHash,
-} from '../../src/shared/qbft/block-hash.js';
+import { plainHeaderHash, qbftCommittedSealHash, qbftOnChainHash } from '../../src/shared/qbft/block-hash.js';
+import { createQbftBlock, createQbftHeader, qbftBlockFromRlp, qbftHeaderFromRlp } from '../../src/shared/qbft/ethereumjs-blocks.js';
 import {
   addressFromPublicKey,
   addressOf,

@@ -17,6 +17,7 @@ const head = (number: bigint): HeadInfo => ({
   gasLimit: 30_000_000n,
   baseFeePerGas: 7n,
   nextBaseFeePerGas: 7n,
+  nextHardfork: 'prague',
   stateRoot: new Uint8Array(32),
   coinbase: new Uint8Array(20),
   extraData: new Uint8Array(0),

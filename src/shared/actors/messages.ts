@@ -16,6 +16,11 @@ export interface HeadInfo {
   baseFeePerGas?: bigint;
   /** Base fee of the block that would follow, for the pool's selection. */
   nextBaseFeePerGas?: bigint;
+  /**
+   * Fork (ethereumjs' name) of the block that would follow, one genesis block period after this one:
+   * which transaction types the pool admits. Given by the chain, so that the pool needs no Common.
+   */
+  nextHardfork: string;
   stateRoot: Uint8Array;
   coinbase: Uint8Array;
   extraData: Uint8Array;

@@ -16,6 +16,11 @@ export interface ChainSpec {
   readonly common: Common;
   readonly chainId: bigint;
   readonly networkId: bigint;
+  /**
+   * The genesis block period in seconds (QBFT `blockperiodseconds`, else 1): how far ahead the chain
+   * places the next block when it tells the pool that block's fork (`HeadInfo.nextHardfork`).
+   */
+  readonly blockPeriodSeconds: bigint;
   /** Writes the genesis alloc (balances, nonces, code, storage) into an empty state. */
   writeGenesisState(stateManager: MerkleStateManager): Promise<void>;
   /** The genesis block for the state root the alloc produced. */

@@ -8,7 +8,7 @@ import { blockFromRlp } from '../ethereum/block-decode.js';
 import { buildGenesis, genesisBlock, writeGenesisState } from '../ethereum/common.js';
 import { parseGenesisJson } from '../ethereum/genesis.js';
 import { MergeTransition, mergeTotalDifficulty } from '../ethereum/merge-transition.js';
-import { createQbftHeader, qbftBlockFromRlp, qbftHeaderFromValues } from '../qbft/block-hash.js';
+import { createQbftHeader, qbftBlockFromRlp, qbftHeaderFromValues } from '../qbft/ethereumjs-blocks.js';
 import { qbftBlockRewardRules } from './qbft-block-rewards.js';
 import { QbftSchedule } from '../qbft/schedule.js';
 
@@ -28,6 +28,7 @@ export async function chainSpecFromGenesis(genesisJson: string, networkId?: bigi
     common,
     chainId: genesis.chainId,
     networkId: networkId ?? genesis.networkId,
+    blockPeriodSeconds: BigInt(genesis.qbft?.blockPeriodSeconds ?? 1),
     writeGenesisState: async (stateManager) => {
       await writeGenesisState(stateManager, genesis);
     },

@@ -1,24 +1,17 @@
 /**
- * QBFT header hashing (qbft-and-p2p.md §2.5) and ethereumjs block/header constructors whose `hash()`
- * is the QBFT on-chain hash.
+ * QBFT header hashing (qbft-and-p2p.md §2.5) on a header's raw RLP field values.
  *
  * All hashes are keccak(RLP(header fields)) with only the extraData field substituted by the
  * re-encoded structure: round 0 and no seals for the block hash, the given round and no seals for the
  * committed-seal hash (= the proposal digest). The genesis header (number 0) hashes unchanged.
+ *
+ * No ethereumjs here: the consensus thread hashes with this alone, and @ethereumjs/block and its
+ * dependencies cost a thread ~12 MB (bench/node-memory.ts). ethereumjs Block and BlockHeader objects
+ * whose hash() is the QBFT hash are made in `ethereumjs-blocks.ts`.
  */
-import {
-  Block,
-  BlockHeader,
-  createBlock,
-  createBlockHeader,
-  createBlockHeaderFromBytesArray,
-  createBlockHeaderFromRLP,
-} from '@ethereumjs/block';
-import type { BlockBytes, BlockData, BlockOptions, HeaderData } from '@ethereumjs/block';
-import type { Common } from '@ethereumjs/common';
+import type { BlockHeader } from '@ethereumjs/block';
 import { RLP } from '@ethereumjs/rlp';
 import { keccak_256 } from '@noble/hashes/sha3.js';
-import { blockFromBytesArray, blockFromRlp } from '../ethereum/block-decode.js';
 
 import { decodeExtraData, encodeForCommittedSealHash, encodeForOnChainHash } from './extra-data.js';
 import type { BftExtraData } from './extra-data.js';
@@ -67,64 +60,4 @@ export function qbftCommittedSealHash(header: HeaderLike, round: number, extraDa
   const values = rawValues(header);
   const decoded = extraData ?? decodeExtraData(values[EXTRA_DATA_INDEX]);
   return hashWithExtraData(values, encodeForCommittedSealHash(decoded, round));
-}
-
-/**
- * Make `header().hash()` return the QBFT on-chain hash, then freeze it. The header must have been
- * built with `freeze: false`. The hash is computed eagerly so malformed extraData fails here, at
- * construction, rather than at some later `hash()` call.
- */
-function installQbftHash(header: BlockHeader): BlockHeader {
-  const hash = qbftOnChainHash(header);
-  header.hash = () => hash;
-  Object.freeze(header);
-  return header;
-}
-
-function installOnBlock(block: Block, freeze: boolean): Block {
-  installQbftHash(block.header);
-  for (const uncle of block.uncleHeaders) installQbftHash(uncle);
-  if (freeze) Object.freeze(block);
-  return block;
-}
-
-/**
- * Options every QBFT header needs: unfrozen so the hash can be replaced, and no ethereumjs
- * consensus-format check (difficulty 1, long extraData and the fixed mixHash fail the PoS rules).
- */
-function qbftOptions(opts: BlockOptions): BlockOptions {
-  return { ...opts, freeze: false, skipConsensusFormatValidation: true };
-}
-
-/** A frozen ethereumjs BlockHeader whose hash() is the QBFT on-chain hash. */
-export function createQbftHeader(data: HeaderData, opts: BlockOptions = {}): BlockHeader {
-  return installQbftHash(createBlockHeader(data, qbftOptions(opts)));
-}
-
-/** Header from raw RLP field values (e.g. from an eth BlockHeaders message). */
-export function qbftHeaderFromValues(values: Uint8Array[], common: Common): BlockHeader {
-  return installQbftHash(createBlockHeaderFromBytesArray(values, qbftOptions({ common, setHardfork: true })));
-}
-
-/** Header from its RLP encoding. */
-export function qbftHeaderFromRlp(bytes: Uint8Array, common: Common): BlockHeader {
-  return installQbftHash(createBlockHeaderFromRLP(bytes, qbftOptions({ common, setHardfork: true })));
-}
-
-/** A frozen ethereumjs Block whose hash() (and header.hash()) is the QBFT on-chain hash. */
-export function createQbftBlock(data: BlockData, opts: BlockOptions = {}): Block {
-  return installOnBlock(createBlock(data, qbftOptions(opts)), opts.freeze ?? true);
-}
-
-/** Block from raw RLP values [header, transactions, ommers, withdrawals?]. */
-export function qbftBlockFromValues(values: BlockBytes, common: Common): Block {
-  return installOnBlock(blockFromBytesArray(values, qbftOptions({ common, setHardfork: true })), true);
-}
-
-/**
- * Decode a (sealed) block from its RLP encoding. The fork rules are picked from the block's own
- * number and timestamp.
- */
-export function qbftBlockFromRlp(bytes: Uint8Array, common: Common): Block {
-  return installOnBlock(blockFromRlp(bytes, qbftOptions({ common, setHardfork: true })), true);
 }

@@ -4,9 +4,7 @@
  */
 import type { RawLog } from '../ethereum/chain-records.js';
 import { toData, toQuantity } from './encoding.js';
-import type { Json } from './types.js';
-
-type JsonObject = { [key: string]: Json };
+import type { JsonObject } from './types.js';
 
 /** Where a log sits: its transaction and block, and its index within the block. */
 export interface LogLocation {

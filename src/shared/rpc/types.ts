@@ -1,5 +1,7 @@
 /** A value that JSON.stringify renders faithfully: what a JSON-RPC result is made of. */
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+/** A JSON object, as the result formatters build one member by member. */
+export type JsonObject = { [key: string]: Json };
 
 /**
  * A value that crosses a thread boundary by structured clone: JSON plus bigint and bytes.

@@ -29,3 +29,8 @@ export function bigIntToUnpaddedBytes(value: bigint): Uint8Array {
   const hex = value.toString(16);
   return Uint8Array.from(Buffer.from(hex.length % 2 === 0 ? hex : `0${hex}`, 'hex'));
 }
+
+/** The bytes of `0x`-prefixed hex this node made (map keys, bytesToHex): no validation, for trusted input only. */
+export function hexToBytes(hex: string): Uint8Array {
+  return Uint8Array.from(Buffer.from(hex.slice(2), 'hex'));
+}
