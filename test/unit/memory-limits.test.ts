@@ -6,7 +6,8 @@
 import test from 'ava';
 import { Worker } from 'node:worker_threads';
 import type { ResourceLimits } from 'node:worker_threads';
-import { WORKER_RESOURCE_LIMITS, WORKER_YOUNG_GENERATION_MB } from '../../src/shared/util/memory-limits.js';
+import { readFileSync } from 'node:fs';
+import { actorResourceLimits, WORKER_RESOURCE_LIMITS, WORKER_YOUNG_GENERATION_MB } from '../../src/shared/util/memory-limits.js';
 import { TaskPool } from '../../src/shared/util/task-pool.js';
 import type threadLimits from '../helpers/tasks/thread-limits.task.js';
 
@@ -55,4 +56,33 @@ test("piscina threads run with the node's worker limits unless the pool asks for
   t.teardown(() => Promise.all([pool.destroy(), own.destroy()]));
   t.is((await pool.run(null)).maxYoungGenerationSizeMb, WORKER_YOUNG_GENERATION_MB);
   t.is((await own.run(null)).maxYoungGenerationSizeMb, 24);
+});
+
+/**
+ * Mappings of the node binary at high addresses: the copies of V8's embedded builtins that isolates with
+ * "short builtin calls" map next to their code (the binary itself is mapped low, at its link address).
+ * The test that counts them is serial: the other tests of this file start workers of their own.
+ */
+function builtinCopies(): number {
+  return readFileSync('/proc/self/maps', 'latin1')
+    .split('\n')
+    .filter((line) => line.endsWith(process.execPath) && line.includes(' r-xp ') && parseInt(line.split('-')[0]!, 16) > 2 ** 40).length;
+}
+
+async function copiesAddedBy(resourceLimits: ResourceLimits): Promise<number> {
+  const before = builtinCopies();
+  const workers = [0, 1].map(() => new Worker('require("node:worker_threads").parentPort.postMessage(0); setInterval(() => {}, 1e6);', { eval: true, resourceLimits }));
+  try {
+    await Promise.all(workers.map((worker) => new Promise((resolve, reject) => worker.once('message', resolve).once('error', reject))));
+    return builtinCopies() - before;
+  } finally {
+    await Promise.all(workers.map((worker) => worker.terminate()));
+  }
+}
+
+test.serial("actors that run no EVM get no copy of V8's builtins (~0.75 MB each); the chain and the state readers do", async (t) => {
+  t.is(await copiesAddedBy(actorResourceLimits('txpool')), 0, 'pool');
+  t.is(await copiesAddedBy(actorResourceLimits('transport')), 0, 'transport');
+  t.is(await copiesAddedBy(actorResourceLimits('chain')), 2, 'chain: V8 no longer copies its builtins for large heaps, and the limit saves nothing');
+  t.is(await copiesAddedBy(actorResourceLimits('reader')), 2, 'state reader');
 });
