@@ -23,7 +23,7 @@ import { errorMessage } from '../shared/util/errors.js';
 import { RecentKeys } from '../shared/util/recent-keys.js';
 import type { Genesis } from '../shared/ethereum/genesis.js';
 import type { Json } from '../shared/rpc/types.js';
-import { nodeIdOf } from '../shared/ethereum/enode.js';
+import { nodeIdOf } from '../shared/ethereum/node-id.js';
 import type { Enode } from '../shared/ethereum/enode.js';
 import { checkRemoteStatus, genesisForkSchedule } from './eth-status.js';
 import type { EthStatus } from './eth-status.js';

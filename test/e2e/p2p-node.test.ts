@@ -11,7 +11,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { genesisExtraData } from '../../src/shared/qbft/extra-data.js';
 import { addressOf } from '../../src/shared/qbft/seal.js';
-import { nodeIdOf } from '../../src/shared/ethereum/enode.js';
+import { nodeIdOf } from '../../src/shared/ethereum/node-id.js';
 import { formatNodeKey } from '../../src/shared/ethereum/node-key.js';
 import { JsonRpcProvider, Wallet, parseEther } from 'ethers';
 import { DEV_ACCOUNTS } from '../helpers/dev-accounts.js';

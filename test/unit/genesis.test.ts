@@ -232,6 +232,20 @@ test('node key files: 64 hex digits, 0x optional, surrounding whitespace allowed
   }
 });
 
+test('node key files: a key of zero or not below the secp256k1 order is refused; n - 1 is a key', (t) => {
+  const order = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+  const text = (value: bigint) => value.toString(16).padStart(64, '0');
+  const message = 'Private key cannot be loaded from file /keys/node: not a secp256k1 private key (zero, or not below the curve order)';
+  for (const value of [0n, order, order + 1n, 2n ** 256n - 1n]) {
+    t.throws(() => parseNodeKey(text(value), '/keys/node'), { instanceOf: NodeKeyFileError, message }, text(value));
+  }
+  for (const value of [1n, order - 1n]) {
+    const key = parseNodeKey(text(value), '/keys/node');
+    t.is(hex(key), `0x${text(value)}`);
+    t.true(nobleSecp.utils.isValidSecretKey(key), 'noble agrees');
+  }
+});
+
 // ---------------------------------------------------------------------------------------------
 // Parsing rules
 // ---------------------------------------------------------------------------------------------

@@ -13,7 +13,8 @@ import { buildGenesis, createChainCommon } from '../../src/shared/ethereum/commo
 import { parseGenesis, parseGenesisJson } from '../../src/shared/ethereum/genesis.js';
 import type { Genesis } from '../../src/shared/ethereum/genesis.js';
 import { RpcError } from '../../src/shared/rpc/errors.js';
-import { formatEnode, nodeIdOf, parseEnode } from '../../src/shared/ethereum/enode.js';
+import { formatEnode, parseEnode } from '../../src/shared/ethereum/enode.js';
+import { nodeIdOf } from '../../src/shared/ethereum/node-id.js';
 import { checkRemoteStatus, decodeStatus, encodeStatus, genesisForkSchedule } from '../../src/p2p/eth-status.js';
 import { checkRemoteForkId, forkHashHex, forkIdAt, forkIdAtActivation, hardforkActivation } from '../../src/shared/ethereum/fork-id.js';
 import { activeFork, nodeInfo, nodeInfoConfig, peerInfo } from '../../src/p2p/node-info.js';

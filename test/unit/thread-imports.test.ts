@@ -76,14 +76,15 @@ for (const { entry, own, forbiddenPackages: forbidden } of ENTRIES) {
  * What threads load at start, before anything asks them for it: every thread costs its modules in
  * RSS (bench/node-memory.ts). GraphQL and authentication load on a transport thread that serves them;
  * the log index and the transports format logs and compare bytes without @ethereumjs/* (whose util
- * alone costs a thread ~7 MB), consensus and the pool do their work without it (~12 MB each); keccak comes from hash-wasm's keccak-only build.
+ * alone costs a thread ~7 MB), consensus and the pool do their work without it (~12 MB each); nor does any of them load
+ * @noble/secp256k1 (node ids are derived in node-id.ts, on the p2p and main threads); keccak comes from hash-wasm's keccak-only build.
  */
 const NOT_AT_START: { entry: string; packages: string[] }[] = [
-  { entry: 'workers/transport.worker.ts', packages: ['graphql', 'jose', 'piscina', '@ethereumjs/util', '@ethereumjs/tx', '@ethereumjs/common'] },
-  { entry: 'workers/logindex.worker.ts', packages: ['@ethereumjs/util', '@ethereumjs/tx', '@ethereumjs/common'] },
+  { entry: 'workers/transport.worker.ts', packages: ['graphql', 'jose', 'piscina', '@ethereumjs/util', '@ethereumjs/tx', '@ethereumjs/common', '@noble/secp256k1'] },
+  { entry: 'workers/logindex.worker.ts', packages: ['@ethereumjs/util', '@ethereumjs/tx', '@ethereumjs/common', '@noble/secp256k1'] },
   // Consensus works on RLP values (src/shared/qbft/block.ts); the pool formats pending transactions with ethereumjs only when asked (src/txpool/pending-view.ts).
   { entry: 'workers/consensus.worker.ts', packages: ['@ethereumjs/util', '@ethereumjs/tx', '@ethereumjs/common', '@ethereumjs/block', 'hash-wasm'] },
-  { entry: 'workers/txpool.worker.ts', packages: ['@ethereumjs/util', '@ethereumjs/tx', '@ethereumjs/common', '@ethereumjs/block', '@ethereumjs/statemanager'] },
+  { entry: 'workers/txpool.worker.ts', packages: ['@ethereumjs/util', '@ethereumjs/tx', '@ethereumjs/common', '@ethereumjs/block', '@ethereumjs/statemanager', '@noble/secp256k1'] },
   { entry: 'src/main/supervisor/node.ts', packages: ['prom-client'] },
 ];
 

@@ -14,7 +14,7 @@
 import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { utils as secp256k1 } from '@noble/secp256k1';
-import { nodeIdOf } from '../../shared/ethereum/enode.js';
+import { nodeIdOf } from '../../shared/ethereum/node-id.js';
 import { formatNodeKey } from '../../shared/ethereum/node-key.js';
 import { addressFromPublicKey } from '../../shared/qbft/seal.js';
 import { errorMessage } from '../../shared/util/errors.js';

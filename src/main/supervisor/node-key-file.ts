@@ -11,7 +11,7 @@ import { closeSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, readFi
 import { resolve as resolvePath } from 'node:path';
 import { utils as secp256k1 } from '@noble/secp256k1';
 import type { NodeOptions } from '../cli/options.js';
-import { nodeIdOf } from '../../shared/ethereum/enode.js';
+import { nodeIdOf } from '../../shared/ethereum/node-id.js';
 import { loadDevNetwork } from '../../shared/ethereum/genesis.js';
 import { formatNodeKey, NodeKeyFileError, readNodeKeyFile } from '../../shared/ethereum/node-key.js';
 import { addressFromPublicKey } from '../../shared/qbft/seal.js';

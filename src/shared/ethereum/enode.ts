@@ -7,7 +7,6 @@
  * Besu checks the scheme first, then the node id, then the host, then the ports.
  */
 import { isIP } from 'node:net';
-import { getPublicKey } from '@noble/secp256k1';
 import { RpcError, RpcErrors } from '../rpc/errors.js';
 
 export type Enode = {
@@ -20,11 +19,6 @@ export type Enode = {
   /** The discovery (UDP) port when it differs from the TCP port; 0 = discovery off. */
   udpPort?: number;
 };
-
-/** The node id of a node key: its uncompressed public key without the 0x04 prefix. */
-export function nodeIdOf(privateKey: Uint8Array): Uint8Array {
-  return getPublicKey(privateKey, false).subarray(1);
-}
 
 const NODE_ID = /^[0-9a-fA-F]{128}$/;
 

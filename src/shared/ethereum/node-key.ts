@@ -7,12 +7,17 @@
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { utils as secp256k1 } from '@noble/secp256k1';
 
 /** A key file that is not in Besu's format; the message names the file but never its content. */
 export class NodeKeyFileError extends Error {}
 
 const KEY_FILE = /^(?:0[xX])?([0-9a-fA-F]{64})$/;
+
+/**
+ * The order of secp256k1's group: a private key is a number from 1 to n - 1. Checked here rather than
+ * with @noble/secp256k1, which every thread would then load with the genesis (the dev network's key).
+ */
+const SECP256K1_ORDER = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 
 /** The private key in a key file's text; `source` names the file in the error. */
 export function parseNodeKey(text: string, source: string): Uint8Array {
@@ -21,7 +26,8 @@ export function parseNodeKey(text: string, source: string): Uint8Array {
     throw new NodeKeyFileError(`Private key cannot be loaded from file ${source}: expected 64 hex digits (0x optional) and nothing else`);
   }
   const key = Uint8Array.from(Buffer.from(match[1]!, 'hex'));
-  if (!secp256k1.isValidSecretKey(key)) {
+  const value = BigInt(`0x${match[1]!}`);
+  if (value === 0n || value >= SECP256K1_ORDER) {
     throw new NodeKeyFileError(`Private key cannot be loaded from file ${source}: not a secp256k1 private key (zero, or not below the curve order)`);
   }
   return key;
