@@ -366,7 +366,8 @@ export function decodeRawTransaction(raw: Uint8Array, rules: TxRules, kzg?: Blob
   if (accessList !== undefined) decoded.accessList = accessList;
   if (authorizationList !== undefined) decoded.authorizationList = authorizationList;
   if (maxFeePerBlobGas !== undefined) decoded.maxFeePerBlobGas = maxFeePerBlobGas;
-  if (blobVersionedHashes !== undefined) decoded.blobCount = blobVersionedHashes.length;
+  // Bytes: building the ethereumjs transaction above checked each hash (32 bytes, KZG version).
+  if (blobVersionedHashes !== undefined) decoded.blobVersionedHashes = blobVersionedHashes as Uint8Array[];
   if (parsed.hasBlobWrapper) decoded.canonical = parsed.hashedEncoding;
   return decoded;
 }

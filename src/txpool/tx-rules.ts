@@ -17,7 +17,8 @@ const TYPE_FORKS: ReadonlyArray<[TxType, ForkName]> = [
 
 /** The rules for a chain at a fork (ethereumjs' hardfork names; `chainstart` admits legacy transactions only). */
 export function txRulesFor(chainId: bigint, hardfork: string): TxRules {
-  const position = hardfork === 'chainstart' ? -1 : FORK_ORDER.indexOf(hardfork as ForkName);
+  // -1 for chainstart: before every fork of the order.
+  const position = FORK_ORDER.indexOf(hardfork as ForkName);
   if (position === -1 && hardfork !== 'chainstart') throw new Error(`no transaction rules for the unknown fork ${hardfork}`);
   const allowedTypes: TxType[] = [0];
   for (const [type, fork] of TYPE_FORKS) if (position >= FORK_ORDER.indexOf(fork)) allowedTypes.push(type);

@@ -4,7 +4,6 @@
  * pending-transaction filters, and what it answers consensus, the chain and peers. No ports here:
  * workers/txpool.worker.ts opens the channels and hands them these handler tables.
  */
-import { RLP } from '@ethereumjs/rlp';
 import type { ChannelHandlers } from '../shared/actors/channel.js';
 import type { ConsensusTxPool, P2pTxPool, TransportTxPool, TxPoolChain } from '../shared/actors/channels.js';
 import type {
@@ -36,15 +35,6 @@ import { TransactionPool } from './pool.js';
 import type { DropReason, TransactionPoolOptions } from './pool.js';
 import type { PendingViewFormatter } from './pending-view.js';
 import { txRulesFor } from './tx-rules.js';
-
-/** Position of `blobVersionedHashes` in a blob transaction's field list (EIP-4844). */
-const BLOB_HASHES_FIELD = 10;
-
-/** The versioned hashes of a blob transaction's canonical encoding, 0x03 ‖ rlp([chainId, nonce, …, maxFeePerBlobGas, blobVersionedHashes, y, r, s]). */
-function blobVersionedHashesOf(canonical: Uint8Array): Uint8Array[] {
-  const fields = RLP.decode(canonical.subarray(1)) as Uint8Array[][];
-  return fields[BLOB_HASHES_FIELD]!;
-}
 
 /** What decoding one raw transaction gives: the decoded transaction, or Besu's error for it. */
 export type DecodeOutcome = { ok: DecodedTx } | { error: RpcErrorObject };
@@ -357,11 +347,8 @@ export class TxPoolActor {
     if (tx.maxFeePerGas !== undefined) record.maxFeePerGas = tx.maxFeePerGas;
     if (tx.maxPriorityFeePerGas !== undefined) record.maxPriorityFeePerGas = tx.maxPriorityFeePerGas;
     if (tx.accessList !== undefined) record.accessList = tx.accessList;
-    if (tx.maxFeePerBlobGas !== undefined) {
-      record.maxFeePerBlobGas = tx.maxFeePerBlobGas;
-      // The decoded form keeps only the blob count; the hashes are in the encoding.
-      record.blobVersionedHashes = blobVersionedHashesOf(tx.canonical ?? tx.raw);
-    }
+    if (tx.maxFeePerBlobGas !== undefined) record.maxFeePerBlobGas = tx.maxFeePerBlobGas;
+    if (tx.blobVersionedHashes !== undefined) record.blobVersionedHashes = tx.blobVersionedHashes;
     return record;
   }
 

@@ -875,7 +875,7 @@ test('random admissions, blocks, rejections and removals keep the layers consist
 // Blob transactions (fields set by hand: the pool does not look at blobs themselves)
 
 function asBlobTx(base: DecodedTx, blobCount: number, maxFeePerBlobGas: bigint): DecodedTx {
-  return { ...base, type: 3, blobCount, maxFeePerBlobGas };
+  return { ...base, type: 3, blobVersionedHashes: Array.from({ length: blobCount }, () => new Uint8Array(32)), maxFeePerBlobGas };
 }
 
 test('a blob transaction\'s upfront cost includes blob gas × max fee per blob gas', (t) => {

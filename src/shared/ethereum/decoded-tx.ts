@@ -4,6 +4,8 @@
  * transaction crosses threads without a custom codec.
  */
 
+import { bytesToHex } from '../util/bytes.js';
+
 /** EIP-2718 transaction type: 0 legacy, 1 EIP-2930, 2 EIP-1559, 3 EIP-4844 blob, 4 EIP-7702 set-code. */
 export type TxType = 0 | 1 | 2 | 3 | 4;
 
@@ -61,8 +63,8 @@ export interface DecodedTx {
   authorizationList?: AuthorizationEntry[];
   /** Present for type 3. */
   maxFeePerBlobGas?: bigint;
-  /** Type 3: how many blobs (versioned hashes) the transaction carries. */
-  blobCount?: number;
+  /** Type 3: the versioned hashes of its blobs (one per blob: their count sets the blob gas). */
+  blobVersionedHashes?: Uint8Array[];
   /** The signature `v` as encoded: 27/28 or chainId·2+35/36 for legacy, the y-parity for typed txs. */
   v: bigint;
   r: bigint;
@@ -105,11 +107,11 @@ export const GAS_PER_BLOB = 131_072n;
  * per gas + value, plus blob gas × max fee per blob gas for a blob transaction.
  */
 export function upfrontCostOf(tx: DecodedTx): bigint {
-  const blobGas = BigInt(tx.blobCount ?? 0) * GAS_PER_BLOB;
+  const blobGas = BigInt(tx.blobVersionedHashes?.length ?? 0) * GAS_PER_BLOB;
   return tx.gasLimit * maxFeePerGasOf(tx) + tx.value + blobGas * (tx.maxFeePerBlobGas ?? 0n);
 }
 
 /** Lower-case `0x`-prefixed hex: the form used for map keys across the pool API. */
 export function toHexKey(bytes: Uint8Array): string {
-  return '0x' + Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
+  return bytesToHex(bytes);
 }

@@ -14,6 +14,7 @@
 import type { HeightContext, ParentInfo } from './height-context.js';
 import { decodeExtraData } from './extra-data.js';
 import { compareAddresses } from './seal.js';
+import { bytesToHex, hexToBytes } from '../util/bytes.js';
 import type { QbftSchedule } from './schedule.js';
 
 export interface HeaderSummary {
@@ -33,12 +34,9 @@ export interface ValidatorChainView {
   callContract(blockNumber: bigint, contract: Uint8Array, data: Uint8Array): Promise<Uint8Array>;
 }
 
+/** An address as the tally keys it: lower-case `0x` hex. */
 export function addressHex(address: Uint8Array): string {
-  return '0x' + Buffer.from(address).toString('hex');
-}
-
-function addressFromHex(hex: string): Uint8Array {
-  return Uint8Array.from(Buffer.from(hex.slice(2), 'hex'));
+  return bytesToHex(address);
 }
 
 /** The validator set and the outstanding votes after some block (Besu's VoteTally). */
@@ -58,7 +56,7 @@ export class VoteTally {
 
   /** Sorted ascending. */
   get validators(): Uint8Array[] {
-    return [...this.members].map(addressFromHex).sort(compareAddresses);
+    return [...this.members].map(hexToBytes).sort(compareAddresses);
   }
 
   get size(): number {

@@ -8,6 +8,7 @@
 import type { BftVote } from './extra-data.js';
 import type { VoteTally } from './validators.js';
 import { addressHex } from './validators.js';
+import { hexToBytes } from '../util/bytes.js';
 
 export class PendingVotes {
   /** address hex → true (add) / false (drop), in the order they were first proposed. */
@@ -39,7 +40,7 @@ export class PendingVotes {
   selectVote(localAddress: Uint8Array, tally: VoteTally): BftVote | undefined {
     const candidates: BftVote[] = [];
     for (const [hex, add] of this.proposals) {
-      const recipient = Uint8Array.from(Buffer.from(hex.slice(2), 'hex'));
+      const recipient = hexToBytes(hex);
       const isValidator = tally.isValidator(recipient);
       const stillUseful = add
         ? (!isValidator && !tally.hasAddVote(localAddress, recipient)) || tally.hasDropVote(localAddress, recipient)

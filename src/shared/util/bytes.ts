@@ -30,7 +30,7 @@ export function bigIntToUnpaddedBytes(value: bigint): Uint8Array {
   return Uint8Array.from(Buffer.from(hex.length % 2 === 0 ? hex : `0${hex}`, 'hex'));
 }
 
-/** The bytes of `0x`-prefixed hex this node made (map keys, bytesToHex): no validation, for trusted input only. */
+/** The bytes of `0x`-prefixed hex this node made (bytesToHex: map keys of the pool and the QBFT tally): no validation, for trusted input only. */
 export function hexToBytes(hex: string): Uint8Array {
   return Uint8Array.from(Buffer.from(hex.slice(2), 'hex'));
 }
