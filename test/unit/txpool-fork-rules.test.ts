@@ -4,19 +4,15 @@ import test from 'ava';
 import { createEOACode7702Tx } from '@ethereumjs/tx';
 import { bytesToHex, eoaCode7702SignAuthorization, hexToBytes } from '@ethereumjs/util';
 import { Chain } from '../../src/chain/chain.js';
-import type { HeadInfo } from '../../src/shared/actors/messages.js';
 import { FORK_ORDER, loadDevNetwork, parseGenesisJson } from '../../src/shared/ethereum/genesis.js';
 import { txCommonFor } from '../../src/shared/ethereum/tx-common.js';
 import { chainSpecFromGenesis } from '../../src/shared/execution/network-spec.js';
-import { RpcError } from '../../src/shared/rpc/errors.js';
 import { jsonTextToString } from '../../src/shared/rpc/json-text.js';
-import { Logger } from '../../src/shared/util/log.js';
-import { decodeRawTransaction } from '../../src/tasks/transaction-decode.js';
 import { txRulesFor } from '../../src/txpool/tx-rules.js';
-import { TxPoolActor } from '../../src/txpool/txpool-actor.js';
 import { DEV_ACCOUNTS } from '../helpers/dev-accounts.js';
 import { signedTx } from '../helpers/dev-chain.js';
 import { removeDataPath, tempDataPath } from '../helpers/node-process.js';
+import { poolActor, poolHead } from '../helpers/pool-actor.js';
 
 const TYPE_EIPS = [
   [1, 2930],
@@ -62,35 +58,8 @@ test("the chain's head names the fork of the block after it, one block period la
   }
 });
 
-const head = (nextHardfork: string): HeadInfo => ({
-  number: 1n,
-  hash: new Uint8Array(32).fill(1),
-  timestamp: 9n,
-  gasLimit: 30_000_000n,
-  baseFeePerGas: 7n,
-  nextBaseFeePerGas: 7n,
-  nextHardfork,
-  stateRoot: new Uint8Array(32),
-  coinbase: new Uint8Array(20),
-  extraData: new Uint8Array(0),
-  totalDifficulty: 2n,
-});
-
 test("the pool admits a set-code transaction (type 4) once its head's next block is Prague, and shows it pending", async (t) => {
-  const pool = new TxPoolActor({
-    genesis: parseGenesisJson(devGenesisWithPragueAt(10)),
-    pool: {},
-    decode: async (raw, rules) => {
-      try {
-        return { ok: decodeRawTransaction(raw, rules) };
-      } catch (err) {
-        if (err instanceof RpcError) return { error: { code: err.code, message: err.message } };
-        throw err;
-      }
-    },
-    accounts: async (addresses) => ({ head: head('cancun'), accounts: addresses.map(() => ({ nonce: 0n, balance: 10n ** 20n, hasCode: false })) }),
-    log: new Logger('TxPool'),
-  });
+  const pool = poolActor(parseGenesisJson(devGenesisWithPragueAt(10)), poolHead(1n, 'cancun'));
   const [sender, delegate] = [DEV_ACCOUNTS[1], DEV_ACCOUNTS[2]];
   const authorization = eoaCode7702SignAuthorization({ chainId: '0x539', address: DEV_ACCOUNTS[0].address, nonce: '0x0' }, hexToBytes(delegate.privateKey as `0x${string}`));
   const setCode = createEOACode7702Tx(
@@ -100,12 +69,11 @@ test("the pool admits a set-code transaction (type 4) once its head's next block
   const rpc = pool.transportHandlers(0).rpc;
   const send = async () => JSON.parse(jsonTextToString(await rpc({ method: 'eth_sendRawTransaction', params: { raw: setCode.serialize() } }))) as string;
 
-  pool.setHead(head('cancun'));
   await t.throwsAsync(send, { message: 'Invalid transaction type' }, 'the next block is still Cancun');
   const transfer = signedTx(DEV_ACCOUNTS[0].privateKey, 0n);
   t.is(JSON.parse(jsonTextToString(await rpc({ method: 'eth_sendRawTransaction', params: { raw: transfer.serialize() } }))), bytesToHex(transfer.hash()));
 
-  pool.setHead(head('prague'));
+  pool.setHead(poolHead(1n, 'prague'));
   t.is(await send(), bytesToHex(setCode.hash()));
   // The pending view loads ethereumjs on first use, and formats with Prague's rules.
   const view = JSON.parse(jsonTextToString(await rpc({ method: 'eth_getTransactionByHash', params: { hash: setCode.hash() } }))) as Record<string, unknown>;

@@ -2,43 +2,22 @@
 // once, and peers go on forwarding transactions a block has just included. Neither is decoded (sender
 // recovery, a decode thread's work) again: the pool knows them by the hash p2p computed.
 import test from 'ava';
-import type { HeadInfo, NewHeadEvent } from '../../src/shared/actors/messages.js';
+import type { NewHeadEvent } from '../../src/shared/actors/messages.js';
 import { parseGenesisJson } from '../../src/shared/ethereum/genesis.js';
-import { Logger } from '../../src/shared/util/log.js';
-import { decodeRawTransaction } from '../../src/tasks/transaction-decode.js';
-import { TxPoolActor } from '../../src/txpool/txpool-actor.js';
+import type { TxPoolActor } from '../../src/txpool/txpool-actor.js';
 import { DEV_ACCOUNTS } from '../helpers/dev-accounts.js';
 import { devNetwork, signedTx } from '../helpers/dev-chain.js';
-
-const head = (number: bigint): HeadInfo => ({
-  number,
-  hash: new Uint8Array(32).fill(Number(number) + 1),
-  timestamp: number,
-  gasLimit: 30_000_000n,
-  baseFeePerGas: 7n,
-  nextBaseFeePerGas: 7n,
-  nextHardfork: 'prague',
-  stateRoot: new Uint8Array(32),
-  coinbase: new Uint8Array(20),
-  extraData: new Uint8Array(0),
-  totalDifficulty: number + 1n,
-});
+import { inlineDecode, poolActor, poolHead } from '../helpers/pool-actor.js';
 
 /** A pool actor that records what it decodes; each decode waits for `gate` (open by default). */
 function poolCountingDecodes(gate: Promise<void> = Promise.resolve()): { pool: TxPoolActor; decoded: Uint8Array[] } {
   const decoded: Uint8Array[] = [];
-  const pool = new TxPoolActor({
-    genesis: parseGenesisJson(JSON.stringify(devNetwork.genesisJson)),
-    pool: {},
-    decode: async (raw, rules) => {
-      decoded.push(raw);
-      await gate;
-      return { ok: decodeRawTransaction(raw, rules) };
-    },
-    accounts: async (addresses) => ({ head: head(0n), accounts: addresses.map(() => ({ nonce: 0n, balance: 10n ** 20n, hasCode: false })) }),
-    log: new Logger('TxPool'),
+  const decode = inlineDecode();
+  const pool = poolActor(parseGenesisJson(JSON.stringify(devNetwork.genesisJson)), poolHead(0n), async (raw, rules) => {
+    decoded.push(raw);
+    await gate;
+    return decode(raw, rules);
   });
-  pool.setHead(head(0n));
   return { pool, decoded };
 }
 
@@ -58,9 +37,9 @@ test('a peer transaction a recent block included is not decoded; others still ar
   const included = signedTx(DEV_ACCOUNTS[0].privateKey, 0n);
   const next = signedTx(DEV_ACCOUNTS[0].privateKey, 1n);
   const event: NewHeadEvent = {
-    head: head(1n),
+    head: poolHead(1n),
     removedBlocks: [],
-    addedBlocks: [head(1n).hash],
+    addedBlocks: [poolHead(1n).hash],
     includedTxHashes: [included.hash()],
     senderNonces: [[DEV_ACCOUNTS[0].address, 1n]],
     removedTransactions: [],

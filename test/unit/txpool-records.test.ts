@@ -5,17 +5,15 @@ import { createBlob4844Tx } from '@ethereumjs/tx';
 import { RLP } from '@ethereumjs/rlp';
 import { getBlobs, hexToBytes } from '@ethereumjs/util';
 import { sha256 } from '@noble/hashes/sha2.js';
-import type { HeadInfo } from '../../src/shared/actors/messages.js';
 import { parseGenesisJson } from '../../src/shared/ethereum/genesis.js';
 import { txCommonFor } from '../../src/shared/ethereum/tx-common.js';
-import { Logger } from '../../src/shared/util/log.js';
 import { decodeRawTransaction } from '../../src/tasks/transaction-decode.js';
 import type { BlobVerifier } from '../../src/tasks/transaction-decode.js';
 import { txRulesFor } from '../../src/txpool/tx-rules.js';
-import { TxPoolActor } from '../../src/txpool/txpool-actor.js';
 import { DEV_ACCOUNTS } from '../helpers/dev-accounts.js';
 import { HELLO_BLOB_COMMITMENT, HELLO_BLOB_PROOF, HELLO_BLOB_TEXT } from '../helpers/blob-vectors.js';
 import { devNetwork } from '../helpers/dev-chain.js';
+import { inlineDecode, poolActor, poolHead } from '../helpers/pool-actor.js';
 
 /**
  * KZG as far as this test needs it: the precomputed proof of the test blob is accepted (the node's
@@ -25,20 +23,6 @@ const kzg: BlobVerifier = {
   verifyBlobProofBatch: (_blobs, commitments, proofs) => commitments.join() === HELLO_BLOB_COMMITMENT && proofs.join() === HELLO_BLOB_PROOF,
   computeCells: () => [],
   verifyCellKzgProofBatch: () => false,
-};
-
-const head: HeadInfo = {
-  number: 1n,
-  hash: new Uint8Array(32).fill(1),
-  timestamp: 1n,
-  gasLimit: 30_000_000n,
-  baseFeePerGas: 7n,
-  nextBaseFeePerGas: 7n,
-  nextHardfork: 'cancun',
-  stateRoot: new Uint8Array(32),
-  coinbase: new Uint8Array(20),
-  extraData: new Uint8Array(0),
-  totalDifficulty: 2n,
 };
 
 test("a pooled blob transaction's record carries its versioned hashes and blob fee", async (t) => {
@@ -53,14 +37,7 @@ test("a pooled blob transaction's record carries its versioned hashes and blob f
   const wrapped = Uint8Array.from(Buffer.concat([Uint8Array.of(3), RLP.encode([tx.raw(), [hexToBytes(getBlobs(HELLO_BLOB_TEXT)[0]!)], [commitment], [hexToBytes(HELLO_BLOB_PROOF)]])]));
   t.deepEqual(decodeRawTransaction(wrapped, txRulesFor(1337n, 'cancun'), kzg).blobVersionedHashes, [versionedHash]);
 
-  const pool = new TxPoolActor({
-    genesis: parseGenesisJson(JSON.stringify(devNetwork.genesisJson)),
-    pool: {},
-    decode: async (raw, rules) => ({ ok: decodeRawTransaction(raw, rules, kzg) }),
-    accounts: async (addresses) => ({ head, accounts: addresses.map(() => ({ nonce: 0n, balance: 10n ** 20n, hasCode: false })) }),
-    log: new Logger('TxPool'),
-  });
-  pool.setHead(head);
+  const pool = poolActor(parseGenesisJson(JSON.stringify(devNetwork.genesisJson)), poolHead(1n, 'cancun'), inlineDecode(kzg));
   t.deepEqual(await pool.p2p.peerTransactions({ raws: [wrapped], hashes: [tx.hash()] }), { added: 1 });
   const { count, transactions } = await pool.transportHandlers(0).pending(null);
   t.is(count, 1);
