@@ -13,16 +13,16 @@ import { parseGenesisJson } from '../src/shared/ethereum/genesis.js';
 import { Logger, setLogLevel } from '../src/shared/util/log.js';
 import { OnDemandTaskPool } from '../src/shared/util/task-pool.js';
 import { TxPoolActor } from '../src/txpool/txpool-actor.js';
-import { DecodeBatches } from '../src/txpool/decode-batches.js';
+import { DecodeBatches, decodeThreadCount } from '../src/txpool/decode-batches.js';
 import type decodeTransactions from './tasks/transaction-decode.task.js';
 
 const data = startActorThread('txpool');
 setLogLevel(data.logLevel);
 const log = new Logger('TxPool');
 
-// No decode thread while no transaction comes: the first one starts a thread per core, all of them
-// together, and they retire together after a minute without work (OnDemandTaskPool says why together).
-const decodeThreads = Math.max(1, availableParallelism());
+// No decode thread while no transaction comes: the first one starts them (decodeThreadCount says how
+// many), all together, and they retire together after a minute without work (OnDemandTaskPool says why together).
+const decodeThreads = decodeThreadCount(availableParallelism());
 const decoders = new OnDemandTaskPool<typeof decodeTransactions>(new URL('./tasks/transaction-decode.task.js', import.meta.url), {
   threads: decodeThreads,
   idleMs: 60_000,

@@ -6,12 +6,14 @@
  */
 import test from 'ava';
 import { writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { Wallet } from 'ethers';
 import { DEV_ACCOUNTS } from '../helpers/dev-accounts.js';
 import { EXAMPLE_CREDENTIALS } from '../helpers/jwt.js';
 import { removeDataPath, startNode, tempDataPath, waitFor } from '../helpers/node-process.js';
 import { readThreads } from '../../bench/lib/proc.js';
+import { decodeThreadCount } from '../../src/txpool/decode-batches.js';
 
 /** The names of the threads of process `pid`, with how many threads bear each. */
 function threadNames(pid: number): Map<string, number> {
@@ -35,9 +37,14 @@ function threadNames(pid: number): Map<string, number> {
   t.is(await node.rpc('eth_call', [{ to: DEV_ACCOUNTS[1].address, data: '0x' }, 'latest']), '0x');
   const wallet = new Wallet(DEV_ACCOUNTS[1].privateKey);
   const raw = await wallet.signTransaction({ chainId: 1337, nonce: 0, to: DEV_ACCOUNTS[2].address, value: 1n, gasLimit: 21_000n, maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 10n ** 9n, type: 2 });
-  t.regex(await node.rpc<string>('eth_sendRawTransaction', [raw]), /^0x[0-9a-f]{64}$/);
-  const names = await waitFor('the reader and a decoding thread', async () => threadNames(pid), (now) => now.has('reader-0') && now.has('tx-decode'));
+  const hash = await node.rpc<string>('eth_sendRawTransaction', [raw]);
+  t.regex(hash, /^0x[0-9a-f]{64}$/);
+  await waitFor('the reader and a decoding thread', async () => threadNames(pid), (now) => now.has('reader-0') && now.has('tx-decode'));
+  // The decode threads start together; by the time the transaction is in a block all have named themselves.
+  await waitFor('the receipt', () => node.rpc('eth_getTransactionReceipt', [hash]), (receipt) => receipt !== null);
+  const names = threadNames(pid);
   t.is(names.get('reader-0'), 1);
+  t.is(names.get('tx-decode'), decodeThreadCount(availableParallelism()), 'one decode thread per core but the chain\'s');
   // Node's own threads (V8's platform workers, libuv's pool) keep the process's name.
   t.true((names.get('node') ?? 0) >= 2);
 });
