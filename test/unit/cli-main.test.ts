@@ -1,7 +1,7 @@
 // The CLI entry point in-process, with injected I/O and a stand-in for the supervisor's runNode.
 import test from 'ava';
 import { readFileSync } from 'node:fs';
-import { main, type MainIo } from '../../src/main/cli/main.js';
+import { loadConfig, main, type MainIo } from '../../src/main/cli/main.js';
 import type { NodeOptions } from '../../src/main/cli/options.js';
 
 const PACKAGE_VERSION = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -112,4 +112,24 @@ test('a help or version option before a subcommand is the node\'s, as with picoc
   const version = await runCli(['-V', 'blocks', 'import', '--from=x']);
   t.is(version.stdout, `basalt/v${PACKAGE_VERSION}\n`);
   t.deepEqual([...help.started, ...version.started], []);
+});
+
+test.serial('loading the command line sorts the commands without ICU collation, in the order it gives', async (t) => {
+  const icuCompare = String.prototype.localeCompare;
+  let icuCalls = 0;
+  const countingCompare = function (this: string, that: string): number {
+    icuCalls++;
+    return icuCompare.call(this, that);
+  };
+  String.prototype.localeCompare = countingCompare;
+  let ids: string[];
+  try {
+    ids = (await loadConfig()).commands.map((command) => command.id);
+    t.is(String.prototype.localeCompare, countingCompare, 'restored once loaded');
+  } finally {
+    String.prototype.localeCompare = icuCompare;
+  }
+  t.is(icuCalls, 0);
+  t.true(ids.length > 5);
+  t.deepEqual(ids, [...ids].sort((a, b) => icuCompare.call(a, b)));
 });
