@@ -50,6 +50,8 @@ export interface TxPoolActorDeps {
   gossip?(txs: GossipTx[]): void;
   /** Where the transports' subscriptions hear of the pool, transport number `transport` being its channel's index. */
   transports?: PoolPublication;
+  /** Loads the pending-transaction view (pending-view.ts, by default with `import()`), at the first pooled transaction shown. */
+  loadPendingView?: () => Promise<typeof import('./pending-view.js')>;
   log: Logger;
 }
 
@@ -353,15 +355,20 @@ export class TxPoolActor {
   }
 
   /** The pending-transaction JSON of a pooled transaction, or null when it is not in the pool. */
+  /**
+   * The pool answers eth_getTransactionByHash before the chain, for every hash: the view is loaded only
+   * for a transaction the pool holds, not for the mined and unknown ones it answers null.
+   */
   private async pendingView(hash: Uint8Array): Promise<Json> {
-    const format = await this.pendingFormat();
     const tx = this.pool.getByHash(hash);
-    return tx === undefined ? null : format(tx);
+    if (tx === undefined) return null;
+    return (await this.pendingFormat())(tx);
   }
 
   /** Formats pooled transactions as pending-transaction JSON, at the fork of the pool's next block. */
   private async pendingFormat(): Promise<(tx: DecodedTx) => Json> {
-    const format = await (this.pendingFormatter ??= import('./pending-view.js').then(({ pendingViewFormatter }) => pendingViewFormatter(this.deps.genesis)));
+    const load = this.deps.loadPendingView ?? (() => import('./pending-view.js'));
+    const format = await (this.pendingFormatter ??= load().then(({ pendingViewFormatter }) => pendingViewFormatter(this.deps.genesis)));
     return (tx) => format(tx, this.head.nextHardfork);
   }
 

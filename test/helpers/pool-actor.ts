@@ -39,10 +39,19 @@ export function inlineDecode(kzg?: BlobVerifier): TxPoolActorDeps['decode'] {
   };
 }
 
-/** A pool actor set to `head`; `decode` replaces the in-line decoder (to count or hold decodes). */
-export function poolActor(genesis: Genesis, head: HeadInfo, decode: TxPoolActorDeps['decode'] = inlineDecode()): TxPoolActor {
+/**
+ * A pool actor set to `head`; `decode` replaces the in-line decoder (to count or hold decodes),
+ * `loadPendingView` the loading of the pending-transaction view (to count loads).
+ */
+export function poolActor(
+  genesis: Genesis,
+  head: HeadInfo,
+  decode: TxPoolActorDeps['decode'] = inlineDecode(),
+  loadPendingView?: TxPoolActorDeps['loadPendingView'],
+): TxPoolActor {
   const pool = new TxPoolActor({
     genesis,
+    loadPendingView,
     pool: {},
     decode,
     accounts: async (addresses) => ({ head, accounts: addresses.map(() => ({ nonce: 0n, balance: 10n ** 20n, hasCode: false })) }),

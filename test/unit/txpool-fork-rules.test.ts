@@ -83,3 +83,23 @@ test("the pool admits a set-code transaction (type 4) once its head's next block
   t.is(view.from, sender.address.toLowerCase());
   t.is(view.raw, bytesToHex(setCode.serialize()));
 });
+
+test('the pool loads its pending-transaction view only to show a transaction it holds', async (t) => {
+  let loads = 0;
+  const load = () => {
+    loads++;
+    return import('../../src/txpool/pending-view.js');
+  };
+  const pool = poolActor(parseGenesisJson(JSON.stringify(loadDevNetwork().genesisJson)), poolHead(1n), undefined, load);
+  const rpc = pool.transportHandlers(0).rpc;
+  const byHash = async (hash: Uint8Array) => JSON.parse(jsonTextToString(await rpc({ method: 'eth_getTransactionByHash', params: { hash } }))) as Record<string, unknown> | null;
+
+  // Mined or unknown: the chain answers those, after the pool's null.
+  t.is(await byHash(new Uint8Array(32).fill(7)), null);
+  t.is(loads, 0);
+  const transfer = signedTx(DEV_ACCOUNTS[0].privateKey, 0n);
+  await rpc({ method: 'eth_sendRawTransaction', params: { raw: transfer.serialize() } });
+  t.is((await byHash(transfer.hash()))!.hash, bytesToHex(transfer.hash()));
+  t.is((await byHash(transfer.hash()))!.nonce, '0x0');
+  t.is(loads, 1);
+});
