@@ -11,18 +11,6 @@ interface Waiting {
 }
 
 /**
- * How many decode threads the pool runs on a machine of `cores` CPUs: one per core but the one the
- * chain keeps busy executing blocks while transactions arrive (as `blocks import` sizes its recovery
- * threads). Each decode thread is an isolate that compiles the decoder for itself, and on a 2-core
- * machine the second one found no core free while a burst was being included: ERC-20 bursts of 2,000
- * on fresh nodes, three alternated pairs, included 875-979 transfers/s with one thread against
- * 822-861 with two, 6-8 % less CPU in all, and the decoders' own CPU 250-290 ms against 330-390.
- */
-export function decodeThreadCount(cores: number): number {
-  return Math.max(1, cores - 1);
-}
-
-/**
  * Gathers submitted transactions into batches for the decode threads. A message to a worker and its
  * answer cost the pool thread about as much as recovering one sender costs a decode thread, so one
  * message each way per transaction doubled the pool's work under load. Batches are as large as the

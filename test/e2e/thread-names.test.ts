@@ -13,7 +13,7 @@ import { DEV_ACCOUNTS } from '../helpers/dev-accounts.js';
 import { EXAMPLE_CREDENTIALS } from '../helpers/jwt.js';
 import { removeDataPath, startNode, tempDataPath, waitFor } from '../helpers/node-process.js';
 import { readThreads } from '../../bench/lib/proc.js';
-import { decodeThreadCount } from '../../src/txpool/decode-batches.js';
+import { threadsBesideChain } from '../../src/shared/util/task-pool.js';
 
 /** The names of the threads of process `pid`, with how many threads bear each. */
 function threadNames(pid: number): Map<string, number> {
@@ -44,7 +44,7 @@ function threadNames(pid: number): Map<string, number> {
   await waitFor('the receipt', () => node.rpc('eth_getTransactionReceipt', [hash]), (receipt) => receipt !== null);
   const names = threadNames(pid);
   t.is(names.get('reader-0'), 1);
-  t.is(names.get('tx-decode'), decodeThreadCount(availableParallelism()), 'one decode thread per core but the chain\'s');
+  t.is(names.get('tx-decode'), threadsBesideChain(availableParallelism()), 'one decode thread per core but the chain\'s');
   // Node's own threads (V8's platform workers, libuv's pool) keep the process's name.
   t.true((names.get('node') ?? 0) >= 2);
 });

@@ -2,7 +2,7 @@
 import test from 'ava';
 import type { TxRules } from '../../src/shared/ethereum/decoded-tx.js';
 import type { DecodedTx } from '../../src/shared/ethereum/decoded-tx.js';
-import { DecodeBatches, decodeThreadCount } from '../../src/txpool/decode-batches.js';
+import { DecodeBatches } from '../../src/txpool/decode-batches.js';
 
 const rulesA: TxRules = { chainId: 1n, hardfork: 'cancun', allowedTypes: [0, 1, 2, 3] };
 const rulesB: TxRules = { chainId: 1n, hardfork: 'prague', allowedTypes: [0, 1, 2, 3, 4] };
@@ -70,8 +70,4 @@ test('while every thread has a batch, new transactions wait and leave together w
     (await Promise.all(later)).map((outcome) => 'ok' in outcome && outcome.ok.nonce),
     [2n, 3n, 4n],
   );
-});
-
-test('the pool decodes on one thread per core but the chain\'s, and on one at least', (t) => {
-  t.deepEqual([1, 2, 3, 4, 8, 16].map(decodeThreadCount), [1, 1, 2, 3, 7, 15]);
 });

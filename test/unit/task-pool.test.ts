@@ -1,9 +1,10 @@
 /**
  * OnDemandTaskPool (the transaction decoders' pool): no thread before the first task, then all its
- * threads started together, retired together once idle, and started again by the next task.
+ * threads started together, retired together once idle, and started again by the next task. And how
+ * many threads the pools beside the chain run.
  */
 import test from 'ava';
-import { OnDemandTaskPool } from '../../src/shared/util/task-pool.js';
+import { OnDemandTaskPool, threadsBesideChain } from '../../src/shared/util/task-pool.js';
 import type threadIdAfter from '../helpers/tasks/thread-id.task.js';
 
 const ENTRY = new URL('../helpers/tasks/thread-id.task.js', import.meta.url);
@@ -37,4 +38,8 @@ test('the first task starts every thread; they retire together when idle and sta
   await pool.destroy();
   await t.throwsAsync(() => pool.run(0), { message: 'the task pool is closed' });
   t.is(pool.threadCount, 0, 'a task after destroy starts no thread');
+});
+
+test("pools beside the chain run one thread per core but the chain's, and one at least", (t) => {
+  t.deepEqual([1, 2, 3, 4, 8, 16].map(threadsBesideChain), [1, 1, 2, 3, 7, 15]);
 });

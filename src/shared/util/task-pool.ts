@@ -8,6 +8,15 @@ import { WORKER_RESOURCE_LIMITS } from './memory-limits.js';
 
 export type Task = (input: never) => unknown;
 
+/**
+ * How many threads a CPU-bound pool that works while blocks are executed runs on a machine of `cores`
+ * CPUs: one per core but the one the chain keeps busy executing blocks, and at least one. The pool's
+ * decoders (workers/txpool.worker.ts says what a thread more cost) and `blocks import`'s sender recovery.
+ */
+export function threadsBesideChain(cores: number): number {
+  return Math.max(1, cores - 1);
+}
+
 type PiscinaOptions = NonNullable<ConstructorParameters<typeof Piscina>[0]>;
 
 export class TaskPool<F extends Task> {

@@ -136,7 +136,7 @@ interface ImportOutput {
 /** Opens the chain of the data path, imports every file in order and closes it; resolves with the exit code. */
 async function importFiles(args: BlocksImportArgs, options: NodeOptions, output: ImportOutput): Promise<number> {
   // Loaded here so that parameter errors never load RocksDB or the EVM.
-  const [{ openOfflineChain }, importer, blockFile, { TaskPool }, { importChecksFor }] = await Promise.all([
+  const [{ openOfflineChain }, importer, blockFile, { TaskPool, threadsBesideChain }, { importChecksFor }] = await Promise.all([
     import('../../offline-chain.js'),
     import('../../../../chain/block-importer.js'),
     import('../../../../chain/block-file.js'),
@@ -151,7 +151,7 @@ async function importFiles(args: BlocksImportArgs, options: NodeOptions, output:
   });
   const recovery = new TaskPool<typeof recoverSenders>(new URL('../../../../../workers/tasks/sender-recovery.task.js', import.meta.url), {
     workerData: { genesisJson },
-    maxThreads: Math.max(1, availableParallelism() - 1),
+    maxThreads: threadsBesideChain(availableParallelism()),
     idleTimeout: 5_000,
   });
   try {
