@@ -75,6 +75,15 @@ interface WorkloadFigures {
   peakRssKb: number | undefined;
   /** Node CPU (all threads) from submission start until the last transaction was included, per accepted transaction. */
   cpuMsPerTx: number;
+  /** Every included transaction's receipt read back afterwards. */
+  receipts: ReceiptReadFigures;
+}
+
+interface ReceiptReadFigures {
+  read: number;
+  missing: number;
+  wallMs: number;
+  latency: LatencySummary;
 }
 
 runBenchmark(main, flags['max-seconds']);
@@ -149,7 +158,7 @@ async function main(): Promise<void> {
   console.log('\n=== summary ===');
   console.log(`senders ${senders.length}, ${flags.txs} transactions per workload, ${flags.concurrency} in flight, node HTTP workers: ${workers > 0 ? workers : 'default'}`);
   printTable(
-    ['workload', 'accepted', 'submitted tx/s', 'included tx/s', 'all included after', 'p50 ms', 'p90 ms', 'p99 ms', 'rejected', 'peak RSS', 'node CPU ms/tx'],
+    ['workload', 'accepted', 'submitted tx/s', 'included tx/s', 'all included after', 'p50 ms', 'p90 ms', 'p99 ms', 'rejected', 'peak RSS', 'node CPU ms/tx', 'receipts/s'],
     results.map((r) => [
       r.name,
       `${r.accepted}/${r.count}`,
@@ -162,6 +171,7 @@ async function main(): Promise<void> {
       String(r.rejected.total + r.transportErrors),
       megabytes(r.peakRssKb),
       fixed(r.cpuMsPerTx, 3),
+      fixed(rate(r.receipts.read, r.receipts.wallMs)),
     ]),
   );
   await memoryLog.next();
@@ -341,6 +351,12 @@ async function runWorkload(
   // Where the node's CPU went: the chain against admission (transports, pool, decoding) and V8's own threads (`node`: GC helpers, compilers).
   if (threadCpu.length > 0) log(`node CPU by thread (ms): ${threadCpu.map(([name, ms]) => `${name} ${Math.round(ms)}`).join(', ')}`);
   log(`node peak RSS during the workload: ${megabytes(peakRssKb)}; the node's memory line with the highest RSS: ${describeNodeMemory(memoryLog.peak)}`);
+  const receipts = await readReceipts(port, signed, senders.length);
+  log(
+    `receipts read back: ${receipts.read} of ${signed.length} in ${fixed(receipts.wallMs / 1000, 2)} s → ${fixed(rate(receipts.read, receipts.wallMs))}/s ` +
+      `(${flags.concurrency} in flight, each sender's in nonce order); latency p50 ${fixed(receipts.latency.p50, 2)} ms, p99 ${fixed(receipts.latency.p99, 2)} ms` +
+      (receipts.missing > 0 ? `; ${receipts.missing} answered null` : ''),
+  );
   return {
     name,
     count: signed.length,
@@ -352,5 +368,32 @@ async function runWorkload(
     inclusion,
     peakRssKb,
     cpuMsPerTx,
+    receipts,
   };
+}
+
+/**
+ * Reads every transaction's receipt, sender by sender in nonce order, as a client checking its own
+ * transactions does: each sender's run crosses every block of the workload, so a workload of more
+ * transactions than the node keeps decoded (8,192) reads blocks no longer in memory.
+ */
+async function readReceipts(port: number, signed: SignedTx[], senderCount: number): Promise<ReceiptReadFigures> {
+  const order = signed.map((_, i) => i).sort((a, b) => (a % senderCount) - (b % senderCount) || a - b);
+  const latencies = new LatencyRecorder();
+  let read = 0;
+  let missing = 0;
+  let next = 0;
+  const run = await runClosedLoop({ host: HOST, port, connections: flags.concurrency, maxRunMs: 120_000 }, (): LoadJob | undefined => {
+    const index = order[next++];
+    if (index === undefined) return undefined;
+    return {
+      bytes: jsonPostRequest(HOST, port, rpcBody('eth_getTransactionReceipt', [signed[index]!.hash], index + 1)),
+      onAnswer(answer, latencyMs) {
+        latencies.add(latencyMs);
+        if (answer.status === 200 && answer.body.includes('"blockHash"')) read++;
+        else missing++;
+      },
+    };
+  });
+  return { read, missing, wallMs: run.wallMs, latency: summarizeLatencies(latencies) };
 }

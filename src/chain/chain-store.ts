@@ -1,10 +1,13 @@
-import type { Block } from '@ethereumjs/block';
+import type { Block, BlockHeader } from '@ethereumjs/block';
+import type { TypedTransaction } from '@ethereumjs/tx';
 import { RLP } from '@ethereumjs/rlp';
 import { bigIntToUnpaddedBytes, bytesToBigInt, bytesToHex, equalsBytes } from '@ethereumjs/util';
 import type { KvOp, KvStore } from '../shared/storage/kv-store.js';
 import { LruCache } from '../shared/util/lru-cache.js';
 import type { CacheLimits } from '../shared/util/lru-cache.js';
-import { decodeReceipts, encodeReceipts } from './receipt-codec.js';
+import { decodeReceiptAt, decodeReceipts, encodeReceipts } from './receipt-codec.js';
+import { transactionOfBlockRlp } from '../shared/ethereum/block-decode.js';
+import type { ChainSpec } from '../shared/execution/chain-spec.js';
 import { Prefix, canonicalKey, decodeSchemaVersion, encodeSchemaVersion, metaKey, MetaKey, prefixed, SCHEMA_VERSION } from './storage-schema.js';
 import type { StoredReceipt, TxLocation } from '../shared/ethereum/chain-records.js';
 
@@ -31,10 +34,19 @@ export class ChainStore {
   private canonicalGeneration = 0;
   /** Encoded sizes of blocks by hash (a block's `size` field), read from the stored RLP's length. */
   private readonly sizeCache = new LruCache<string, number>({ entries: 1024, weight: 1024 });
+  /** Headers of blocks read for one transaction or receipt, whose blocks were not decoded whole. */
+  private readonly headerCache = new LruCache<string, BlockHeader>({ entries: 256, weight: 256 });
+  /**
+   * Blocks and receipts being read and decoded: a read of the same block meanwhile waits for that one.
+   * Thirty-two clients asking for receipts in one block not cached each decoded it (2,000
+   * transactions, tens of milliseconds each time).
+   */
+  private readonly blocksBeingRead = new Map<string, Promise<Block | undefined>>();
+  private readonly receiptsBeingRead = new Map<string, Promise<StoredReceipt[] | undefined>>();
 
   constructor(
     private readonly kv: KvStore,
-    private readonly decodeBlock: (rlp: Uint8Array) => Block,
+    private readonly decoding: Pick<ChainSpec, 'decodeBlock' | 'decodeHeaderOfBlock'>,
   ) {
     // Receipt polls for pending transactions miss the same lookups until a block brings them.
     kv.rememberMisses(Prefix.txLookup);
@@ -77,11 +89,51 @@ export class ChainStore {
     const key = bytesToHex(hash);
     const cached = this.blockCache.get(key);
     if (cached) return cached;
+    return readOnce(this.blocksBeingRead, key, async () => {
+      const rlp = await this.kv.get(prefixed(Prefix.block, hash));
+      if (!rlp) return undefined;
+      const block = this.decoding.decodeBlock(rlp);
+      this.blockCache.set(key, block);
+      return block;
+    });
+  }
+
+  /** A stored block's header; the rest of the block is not decoded when it is not in memory. */
+  async getHeader(hash: Uint8Array): Promise<BlockHeader | undefined> {
+    const key = bytesToHex(hash);
+    const cached = this.blockCache.get(key)?.header ?? this.headerCache.get(key);
+    if (cached) return cached;
     const rlp = await this.kv.get(prefixed(Prefix.block, hash));
+    return rlp && this.headerOf(key, rlp);
+  }
+
+  private headerOf(key: string, rlp: Uint8Array): BlockHeader {
+    let header = this.headerCache.get(key);
+    if (header === undefined) {
+      header = this.decoding.decodeHeaderOfBlock(rlp);
+      this.headerCache.set(key, header);
+    }
+    return header;
+  }
+
+  /**
+   * Transaction `index` of a stored block, with the block's header. Only that transaction and the
+   * header are decoded when the block is not in memory: reading one transaction of a block of 2,000
+   * does not cost decoding them all (a client reading receipts across more blocks than the cache
+   * holds got 19 a second).
+   */
+  async getTransaction(blockHash: Uint8Array, index: number): Promise<{ header: BlockHeader; tx: TypedTransaction } | undefined> {
+    const key = bytesToHex(blockHash);
+    const cached = this.blockCache.get(key);
+    if (cached) {
+      const tx = cached.transactions[index];
+      return tx && { header: cached.header, tx };
+    }
+    const rlp = await this.kv.get(prefixed(Prefix.block, blockHash));
     if (!rlp) return undefined;
-    const block = this.decodeBlock(rlp);
-    this.blockCache.set(key, block);
-    return block;
+    const header = this.headerOf(key, rlp);
+    const tx = transactionOfBlockRlp(rlp, header, index);
+    return tx && { header, tx };
   }
 
   /**
@@ -124,20 +176,39 @@ export class ChainStore {
     const key = bytesToHex(blockHash);
     const cached = this.receiptCache.get(key);
     if (cached) return cached;
+    return readOnce(this.receiptsBeingRead, key, async () => {
+      const bytes = await this.kv.get(prefixed(Prefix.receipts, blockHash));
+      if (!bytes) return undefined;
+      const receipts = decodeReceipts(bytes);
+      this.receiptCache.set(key, receipts);
+      return receipts;
+    });
+  }
+
+  /**
+   * Receipt `index` of a stored block and where its logs start in the block's numbering; only that
+   * receipt is decoded when the block's receipts are not in memory (as getTransaction).
+   */
+  async getReceipt(blockHash: Uint8Array, index: number): Promise<{ receipt: StoredReceipt; logIndexStart: number } | undefined> {
+    const cached = this.receiptCache.get(bytesToHex(blockHash));
+    if (cached) {
+      const receipt = cached[index];
+      if (receipt === undefined) return undefined;
+      let logIndexStart = 0;
+      for (let i = 0; i < index; i++) logIndexStart += cached[i]!.logs.length;
+      return { receipt, logIndexStart };
+    }
     const bytes = await this.kv.get(prefixed(Prefix.receipts, blockHash));
-    if (!bytes) return undefined;
-    const receipts = decodeReceipts(bytes);
-    this.receiptCache.set(key, receipts);
-    return receipts;
+    return bytes && decodeReceiptAt(bytes, index);
   }
 
   async getTxLocation(txHash: Uint8Array): Promise<TxLocation | undefined> {
     const bytes = await this.kv.get(prefixed(Prefix.txLookup, txHash));
     if (!bytes) return undefined;
     const [blockHash, index] = RLP.decode(bytes) as Uint8Array[];
-    const block = await this.getBlock(blockHash!);
-    if (!block) return undefined;
-    return { blockHash: blockHash!, blockNumber: block.header.number, index: Number(bytesToBigInt(index!)) };
+    const header = await this.getHeader(blockHash!);
+    if (!header) return undefined;
+    return { blockHash: blockHash!, blockNumber: header.number, index: Number(bytesToBigInt(index!)) };
   }
 
   /** Whether `hash` is the canonical block at `blockNumber`. */
@@ -251,4 +322,14 @@ export class ChainStore {
     this.receiptCache.set(key, receipts);
     if (encodedLength !== undefined) this.sizeCache.set(key, encodedLength);
   }
+}
+
+/** `load()` for `key`, or the load of `key` already under way. */
+function readOnce<T>(underWay: Map<string, Promise<T>>, key: string, load: () => Promise<T>): Promise<T> {
+  let reading = underWay.get(key);
+  if (reading === undefined) {
+    reading = load().finally(() => underWay.delete(key));
+    underWay.set(key, reading);
+  }
+  return reading;
 }

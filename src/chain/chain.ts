@@ -83,7 +83,7 @@ export class Chain {
     const kv = await KvStore.open(location);
     const kzgVerifier = new KzgVerifierPool();
     try {
-      const store = new ChainStore(kv, (rlp) => spec.decodeBlock(rlp));
+      const store = new ChainStore(kv, spec);
       const stateDb = new StateDb(kv);
       // Each VM its own lookup: BLOCKHASH follows the branch of the block that VM executes.
       const vmOver = (stateManager: StateManagerInterface): Promise<VM> => createExecutionVm(spec, stateManager, new BlockHashLookup(store), kzgVerifier.verify);

@@ -5,7 +5,7 @@
  * memory line the node logs per thread.
  */
 import test from 'ava';
-import { createBlock, createBlockFromRLP } from '@ethereumjs/block';
+import { createBlock, createBlockFromRLP, createBlockHeaderFromBytesArray } from '@ethereumjs/block';
 import type { Block } from '@ethereumjs/block';
 import { createAccessList2930Tx, createFeeMarket1559Tx, createLegacyTx } from '@ethereumjs/tx';
 import type { TypedTransaction } from '@ethereumjs/tx';
@@ -14,7 +14,7 @@ import { Account, Address, bytesToHex, hexToBytes } from '@ethereumjs/util';
 import { BLOCK_CACHE_LIMITS, ChainStore } from '../../src/chain/chain-store.js';
 import { KvStore } from '../../src/shared/storage/kv-store.js';
 import { BoundedStateCaches } from '../../src/chain/state-db.js';
-import { blockFromRlp } from '../../src/shared/ethereum/block-decode.js';
+import { blockFromRlp, headerValuesOfBlockRlp } from '../../src/shared/ethereum/block-decode.js';
 import { createChainCommon } from '../../src/shared/ethereum/common.js';
 import { loadDevNetwork, parseGenesis } from '../../src/shared/ethereum/genesis.js';
 import { txCommonFor } from '../../src/shared/ethereum/tx-common.js';
@@ -159,7 +159,11 @@ test('the chain store keeps recent blocks decoded within its transaction limit',
     await kv.close();
     removeDataPath(path);
   });
-  const store = new ChainStore(kv, (rlp) => blockFromRlp(rlp, { common: chainCommon, setHardfork: true, skipConsensusFormatValidation: true }));
+  const opts = { common: chainCommon, setHardfork: true, skipConsensusFormatValidation: true } as const;
+  const store = new ChainStore(kv, {
+    decodeBlock: (rlp) => blockFromRlp(rlp, opts),
+    decodeHeaderOfBlock: (rlp) => createBlockHeaderFromBytesArray(headerValuesOfBlockRlp(rlp), opts),
+  });
   // The store neither executes nor checks blocks: every block may carry the same transactions.
   const transactions = signedTransactions(200);
   const blocks: Block[] = [];

@@ -7,6 +7,7 @@ import { formatBlock, formatMinedTransaction, formatReceipt, toQuantity } from '
 import type { blockMethods } from '../../shared/rpc/methods/block-methods.js';
 import type { Json } from '../../shared/rpc/types.js';
 import type { StoredReceipt } from '../../shared/ethereum/chain-records.js';
+import type { ChainStore } from '../chain-store.js';
 import type { ChainRpcContext, DomainHandlers } from './chain-rpc.js';
 
 export function blockHandlers(context: ChainRpcContext): DomainHandlers<typeof blockMethods> {
@@ -56,26 +57,26 @@ export function blockHandlers(context: ChainRpcContext): DomainHandlers<typeof b
     },
     eth_getUncleByBlockHashAndIndex: async ({ hash, index }) => uncleAt(await blockByHash(hash), index),
     eth_getUncleByBlockNumberAndIndex: async ({ block, index }) => uncleAt(await context.blockByTag(block), index),
+    // One transaction or receipt of a block is read alone (ChainStore.getTransaction, getReceipt):
+    // the rest of a block not in memory stays undecoded.
     eth_getTransactionByHash: async ({ hash }) => {
-      const found = await context.findTransaction(hash);
-      return found ? minedTransaction(found.block, found.index) : null;
+      const location = await store.getTxLocation(hash);
+      return location ? minedTransactionAt(store, location.blockHash, location.index) : null;
     },
-    eth_getTransactionByBlockHashAndIndex: async ({ hash, index }) => {
-      const block = await blockByHash(hash);
-      return block ? minedTransaction(block, index) : null;
-    },
+    eth_getTransactionByBlockHashAndIndex: ({ hash, index }) => minedTransactionAt(store, hash, index),
     eth_getTransactionByBlockNumberAndIndex: async ({ block, index }) => {
-      const found = await context.blockByTag(block);
-      return found ? minedTransaction(found, index) : null;
+      const hash = await context.blockHashByTag(block);
+      return hash ? minedTransactionAt(store, hash, index) : null;
     },
     eth_getTransactionReceipt: async ({ hash }) => {
-      const found = await context.findTransaction(hash);
-      if (!found) return null;
-      const receipts = await store.getReceipts(found.block.hash());
-      if (!receipts || !receipts[found.index]) return null;
-      let logIndexStart = 0;
-      for (let i = 0; i < found.index; i++) logIndexStart += receipts[i]!.logs.length;
-      return receiptOf(found.block, found.index, receipts[found.index]!, logIndexStart);
+      const location = await store.getTxLocation(hash);
+      if (!location) return null;
+      const { blockHash, index } = location;
+      const header = await store.getHeader(blockHash);
+      const found = header && (await store.getReceipt(blockHash, index));
+      if (!header || !found) return null;
+      const { number: blockNumber, timestamp: blockTimestamp } = header;
+      return formatReceipt(found.receipt, { txHash: hash, blockHash, blockNumber, blockTimestamp, index, logIndexStart: found.logIndexStart });
     },
     eth_getBlockReceipts: async ({ block }) => {
       const found = await context.blockByRef(block);
@@ -92,15 +93,17 @@ export function blockHandlers(context: ChainRpcContext): DomainHandlers<typeof b
   };
 }
 
-function minedTransaction(block: Block, index: number): Json {
-  const tx = block.transactions[index];
-  if (tx === undefined) return null;
+/** Transaction `index` of the stored block `blockHash` as a mined transaction, or null. */
+async function minedTransactionAt(store: ChainStore, blockHash: Uint8Array, index: number): Promise<Json> {
+  const found = await store.getTransaction(blockHash, index);
+  if (found === undefined) return null;
+  const { header, tx } = found;
   return formatMinedTransaction(tx, {
-    blockHash: block.hash(),
-    blockNumber: block.header.number,
-    blockTimestamp: block.header.timestamp,
+    blockHash,
+    blockNumber: header.number,
+    blockTimestamp: header.timestamp,
     index,
-    ...(block.header.baseFeePerGas === undefined ? {} : { baseFeePerGas: block.header.baseFeePerGas }),
+    ...(header.baseFeePerGas === undefined ? {} : { baseFeePerGas: header.baseFeePerGas }),
   });
 }
 

@@ -69,6 +69,14 @@ export class ChainRpcContext {
     return this.blockByTag(ref);
   }
 
+  /** The hash of the block a tag names (blockByTag), without reading the block. */
+  async blockHashByTag(tag: BlockTag): Promise<Uint8Array | undefined> {
+    if (tag.kind === 'number') return this.store.getCanonicalHash(tag.number);
+    if (tag.tag === 'earliest') return this.store.getCanonicalHash(0n);
+    if (tag.tag === 'finalized' || tag.tag === 'safe') return (await this.blockByTag(tag))?.hash();
+    return this.chain.getHead().hash;
+  }
+
   async blockByTag(tag: BlockTag): Promise<Block | undefined> {
     if (tag.kind === 'number') return this.store.getBlockByNumber(tag.number);
     if (tag.tag === 'earliest') return this.store.getBlockByNumber(0n);

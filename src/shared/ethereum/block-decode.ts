@@ -8,12 +8,13 @@
  * Common of the block's chain id and fork for every transaction.
  */
 import { Block, createBlockHeaderFromBytesArray } from '@ethereumjs/block';
-import type { BlockBytes, BlockOptions } from '@ethereumjs/block';
+import type { BlockBytes, BlockHeader, BlockOptions } from '@ethereumjs/block';
 import { RLP } from '@ethereumjs/rlp';
 import { createTxFromBlockBodyData } from '@ethereumjs/tx';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { createWithdrawal, EthereumJSErrorWithoutCode } from '@ethereumjs/util';
 import type { WithdrawalBytes } from '@ethereumjs/util';
+import { rlpListItem } from './rlp-walk.js';
 import { txCommonFor } from './tx-common.js';
 
 /** createBlockFromBytesArray with shared transaction Commons. */
@@ -47,4 +48,28 @@ export function blockFromRlp(serialized: Uint8Array, opts: BlockOptions): Block 
   const values = RLP.decode(Uint8Array.from(serialized));
   if (!Array.isArray(values)) throw EthereumJSErrorWithoutCode('Invalid serialized block input. Must be array');
   return blockFromBytesArray(values as BlockBytes, opts);
+}
+
+/**
+ * The header fields of an encoded block, decoding nothing else of it (rlp-walk.ts). They are copied
+ * out of `rlp`: a header kept in a cache does not keep the block's bytes alive.
+ */
+export function headerValuesOfBlockRlp(rlp: Uint8Array): Uint8Array[] {
+  const item = rlpListItem(rlp, 0);
+  const values = item === undefined ? undefined : RLP.decode(item.slice());
+  if (!Array.isArray(values)) throw EthereumJSErrorWithoutCode('invalid block encoding: not a list starting with a header');
+  return values as Uint8Array[];
+}
+
+/**
+ * Transaction `index` of an encoded block whose header is `header`, decoded alone and copied out of
+ * `rlp`, as blockFromBytesArray decodes the block's transactions; undefined when the block has fewer.
+ */
+export function transactionOfBlockRlp(rlp: Uint8Array, header: BlockHeader, index: number): TypedTransaction | undefined {
+  const transactions = rlpListItem(rlp, 1);
+  if (transactions === undefined) throw EthereumJSErrorWithoutCode('invalid block encoding: no transaction list');
+  const item = rlpListItem(transactions, index);
+  if (item === undefined) return undefined;
+  const txData = RLP.decode(item.slice()) as Uint8Array | Uint8Array[];
+  return createTxFromBlockBodyData(txData, { common: txCommonFor(header.common.chainId(), header.common.hardfork()) });
 }

@@ -1,10 +1,9 @@
 import type { Block, HeaderData } from '@ethereumjs/block';
 import { Block as BlockClass, createBlockHeader, createBlockHeaderFromBytesArray } from '@ethereumjs/block';
-import { RLP } from '@ethereumjs/rlp';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import type { Withdrawal } from '@ethereumjs/util';
 import type { ChainSpec } from './chain-spec.js';
-import { blockFromRlp } from '../ethereum/block-decode.js';
+import { blockFromRlp, headerValuesOfBlockRlp } from '../ethereum/block-decode.js';
 import { buildGenesis, genesisBlock, writeGenesisState } from '../ethereum/common.js';
 import { parseGenesisJson } from '../ethereum/genesis.js';
 import { MergeTransition, mergeTotalDifficulty } from '../ethereum/merge-transition.js';
@@ -37,9 +36,7 @@ export async function chainSpecFromGenesis(genesisJson: string, networkId?: bigi
       ? (rlp) => qbftBlockFromRlp(rlp, common)
       : (rlp) => blockFromRlp(rlp, { common, setHardfork: true, skipConsensusFormatValidation: true }),
     decodeHeaderOfBlock: (rlp) => {
-      const values = RLP.decode(rlp);
-      if (!Array.isArray(values) || !Array.isArray(values[0])) throw new Error('invalid block encoding: not a list starting with a header');
-      const fields = values[0] as Uint8Array[];
+      const fields = headerValuesOfBlockRlp(rlp);
       return qbft ? qbftHeaderFromValues(fields, common) : createBlockHeaderFromBytesArray(fields, { common, setHardfork: true, skipConsensusFormatValidation: true });
     },
     createBlock: (headerData: HeaderData, transactions: TypedTransaction[], withdrawals?: Withdrawal[]): Block => {
