@@ -5,7 +5,8 @@ import { bigIntToUnpaddedBytes, bytesToBigInt, bytesToHex, equalsBytes } from '@
 import type { KvOp, KvStore } from '../shared/storage/kv-store.js';
 import { LruCache } from '../shared/util/lru-cache.js';
 import type { CacheLimits } from '../shared/util/lru-cache.js';
-import { decodeReceiptAt, decodeReceipts, encodeReceipts } from './receipt-codec.js';
+import { decodeReceipts, encodeReceipts, indexReceipts, receiptAt } from './receipt-codec.js';
+import type { IndexedReceipts } from './receipt-codec.js';
 import { transactionOfBlockRlp } from '../shared/ethereum/block-decode.js';
 import type { ChainSpec } from '../shared/execution/chain-spec.js';
 import { Prefix, canonicalKey, decodeSchemaVersion, encodeSchemaVersion, metaKey, MetaKey, prefixed, SCHEMA_VERSION } from './storage-schema.js';
@@ -19,6 +20,9 @@ import type { StoredReceipt, TxLocation } from '../shared/ethereum/chain-records
  * 256 of them, let full blocks pin ~600 MB at 300 transfers a second (README, "Memory").
  */
 export const BLOCK_CACHE_LIMITS: CacheLimits = { entries: 64, weight: 8_192 };
+
+/** Stored receipts kept for reads of one receipt (ChainStore.getReceipt): 64 blocks and 8 MB of encoding. */
+export const STORED_RECEIPTS_LIMITS: CacheLimits = { entries: 64, weight: 8 * 1024 * 1024 };
 
 /**
  * Blocks, receipts and indexes in RocksDB (layout in storage-schema.ts). Reads go through a small
@@ -34,6 +38,13 @@ export class ChainStore {
   private canonicalGeneration = 0;
   /** Encoded sizes of blocks by hash (a block's `size` field), read from the stored RLP's length. */
   private readonly sizeCache = new LruCache<string, number>({ entries: 1024, weight: 1024 });
+  /**
+   * Receipts of blocks read one receipt at a time, as stored (receipt-codec.ts, IndexedReceipts),
+   * weighed by their bytes: reading one receipt no longer reads and copies the block's (~1 MB for
+   * 2,000 ERC-20 transfers) from RocksDB each time.
+   */
+  private readonly storedReceiptsCache = new LruCache<string, IndexedReceipts>(STORED_RECEIPTS_LIMITS, (stored) => stored.bytes.length);
+  private readonly storedReceiptsBeingRead = new Map<string, Promise<IndexedReceipts | undefined>>();
   /** Headers of blocks read for one transaction or receipt, whose blocks were not decoded whole. */
   private readonly headerCache = new LruCache<string, BlockHeader>({ entries: 256, weight: 256 });
   /**
@@ -198,8 +209,17 @@ export class ChainStore {
       for (let i = 0; i < index; i++) logIndexStart += cached[i]!.logs.length;
       return { receipt, logIndexStart };
     }
-    const bytes = await this.kv.get(prefixed(Prefix.receipts, blockHash));
-    return bytes && decodeReceiptAt(bytes, index);
+    const key = bytesToHex(blockHash);
+    const stored =
+      this.storedReceiptsCache.get(key) ??
+      (await readOnce(this.storedReceiptsBeingRead, key, async () => {
+        const bytes = await this.kv.get(prefixed(Prefix.receipts, blockHash));
+        if (!bytes) return undefined;
+        const indexed = indexReceipts(bytes);
+        this.storedReceiptsCache.set(key, indexed);
+        return indexed;
+      }));
+    return stored && receiptAt(stored, index);
   }
 
   async getTxLocation(txHash: Uint8Array): Promise<TxLocation | undefined> {

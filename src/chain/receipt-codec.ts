@@ -39,21 +39,43 @@ export function decodeReceipts(bytes: Uint8Array): StoredReceipt[] {
 }
 
 /**
- * Receipt `index` of a block's stored receipts, decoded alone, and the number of logs the receipts
- * before it hold (where its logs start in the block's numbering); undefined when the block has fewer.
- * The receipt is copied out of `bytes`: it does not keep the block's receipts alive.
+ * A block's stored receipts with where each one starts and how many logs the receipts before it hold,
+ * found in one pass over the encoding (rlp-walk.ts) without decoding them: each receipt is then
+ * decoded alone (receiptAt). About 480 bytes per ERC-20 transfer's receipt, against ~1.2 kB decoded.
  */
-export function decodeReceiptAt(bytes: Uint8Array, index: number): { receipt: StoredReceipt; logIndexStart: number } | undefined {
+export interface IndexedReceipts {
+  bytes: Uint8Array;
+  /** Where receipt i's encoding starts in `bytes`; one more entry, where the last one ends. */
+  starts: Int32Array;
+  /** How many logs receipts 0..i-1 hold: where receipt i's logs start in the block's numbering. */
+  logsBefore: Int32Array;
+}
+
+export function indexReceipts(bytes: Uint8Array): IndexedReceipts {
   const items = rlpListItems(bytes);
-  const item = items[index];
-  if (item === undefined) return undefined;
-  let logIndexStart = 0;
-  for (let i = 0; i < index; i++) {
-    const logs = rlpListItem(items[i]!, LOGS_FIELD);
-    if (logs === undefined) throw new Error('invalid stored receipt: no logs field');
-    logIndexStart += rlpListLength(logs);
-  }
-  return { receipt: receiptOfFields(RLP.decode(item.slice()) as unknown as Uint8Array[]), logIndexStart };
+  const starts = new Int32Array(items.length + 1);
+  const logsBefore = new Int32Array(items.length);
+  let logs = 0;
+  items.forEach((item, i) => {
+    starts[i] = item.byteOffset - bytes.byteOffset;
+    logsBefore[i] = logs;
+    const logList = rlpListItem(item, LOGS_FIELD);
+    if (logList === undefined) throw new Error('invalid stored receipt: no logs field');
+    logs += rlpListLength(logList);
+  });
+  const last = items[items.length - 1];
+  starts[items.length] = last === undefined ? 0 : last.byteOffset - bytes.byteOffset + last.length;
+  return { bytes, starts, logsBefore };
+}
+
+/**
+ * Receipt `index` of indexed receipts, decoded alone and copied out of them, and where its logs start
+ * in the block's numbering; undefined when the block has fewer.
+ */
+export function receiptAt(receipts: IndexedReceipts, index: number): { receipt: StoredReceipt; logIndexStart: number } | undefined {
+  if (!Number.isInteger(index) || index < 0 || index >= receipts.logsBefore.length) return undefined;
+  const item = receipts.bytes.slice(receipts.starts[index], receipts.starts[index + 1]);
+  return { receipt: receiptOfFields(RLP.decode(item) as unknown as Uint8Array[]), logIndexStart: receipts.logsBefore[index]! };
 }
 
 /** Where the logs are in a stored receipt's list. */

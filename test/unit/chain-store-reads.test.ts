@@ -7,6 +7,7 @@ import test from 'ava';
 import { RLP } from '@ethereumjs/rlp';
 import { bytesToHex } from '@ethereumjs/util';
 import { Chain } from '../../src/chain/chain.js';
+import { encodeReceipts, indexReceipts, receiptAt } from '../../src/chain/receipt-codec.js';
 import { rlpListItem, rlpListItems, rlpListLength } from '../../src/shared/ethereum/rlp-walk.js';
 import { chainSpecFromGenesis } from '../../src/shared/execution/network-spec.js';
 import type { ChainSpec } from '../../src/shared/execution/chain-spec.js';
@@ -82,6 +83,9 @@ test('a transaction, receipt and header of a block not in memory are read alone,
     logIndexStart += receipt.logs.length;
   });
   t.is(logIndexStart, 5);
+  const empty = indexReceipts(encodeReceipts([]));
+  t.is(receiptAt(empty, 0), undefined, 'a block without transactions has no receipt 0');
+  t.is(receiptAt(indexReceipts(encodeReceipts(receipts!)), -1), undefined);
   // Once the receipts are in memory, the same answers come from there.
   t.deepEqual(await store.getReceipt(hash, 7), alone[7]);
 });
