@@ -75,11 +75,12 @@ interface WorkloadFigures {
   peakRssKb: number | undefined;
   /** Node CPU (all threads) from submission start until the last transaction was included, per accepted transaction. */
   cpuMsPerTx: number;
-  /** Every included transaction's receipt read back afterwards. */
-  receipts: ReceiptReadFigures;
+  /** Every included transaction's receipt, then the transaction itself, read back afterwards. */
+  receipts: ReadBackFigures;
+  transactions: ReadBackFigures;
 }
 
-interface ReceiptReadFigures {
+interface ReadBackFigures {
   read: number;
   missing: number;
   wallMs: number;
@@ -158,7 +159,7 @@ async function main(): Promise<void> {
   console.log('\n=== summary ===');
   console.log(`senders ${senders.length}, ${flags.txs} transactions per workload, ${flags.concurrency} in flight, node HTTP workers: ${workers > 0 ? workers : 'default'}`);
   printTable(
-    ['workload', 'accepted', 'submitted tx/s', 'included tx/s', 'all included after', 'p50 ms', 'p90 ms', 'p99 ms', 'rejected', 'peak RSS', 'node CPU ms/tx', 'receipts/s'],
+    ['workload', 'accepted', 'submitted tx/s', 'included tx/s', 'all included after', 'p50 ms', 'p90 ms', 'p99 ms', 'rejected', 'peak RSS', 'node CPU ms/tx', 'receipts/s', 'tx by hash/s'],
     results.map((r) => [
       r.name,
       `${r.accepted}/${r.count}`,
@@ -172,6 +173,7 @@ async function main(): Promise<void> {
       megabytes(r.peakRssKb),
       fixed(r.cpuMsPerTx, 3),
       fixed(rate(r.receipts.read, r.receipts.wallMs)),
+      fixed(rate(r.transactions.read, r.transactions.wallMs)),
     ]),
   );
   await memoryLog.next();
@@ -351,12 +353,15 @@ async function runWorkload(
   // Where the node's CPU went: the chain against admission (transports, pool, decoding) and V8's own threads (`node`: GC helpers, compilers).
   if (threadCpu.length > 0) log(`node CPU by thread (ms): ${threadCpu.map(([name, ms]) => `${name} ${Math.round(ms)}`).join(', ')}`);
   log(`node peak RSS during the workload: ${megabytes(peakRssKb)}; the node's memory line with the highest RSS: ${describeNodeMemory(memoryLog.peak)}`);
-  const receipts = await readReceipts(port, signed, senders.length);
-  log(
-    `receipts read back: ${receipts.read} of ${signed.length} in ${fixed(receipts.wallMs / 1000, 2)} s → ${fixed(rate(receipts.read, receipts.wallMs))}/s ` +
-      `(${flags.concurrency} in flight, each sender's in nonce order); latency p50 ${fixed(receipts.latency.p50, 2)} ms, p99 ${fixed(receipts.latency.p99, 2)} ms` +
-      (receipts.missing > 0 ? `; ${receipts.missing} answered null` : ''),
-  );
+  const receipts = await readBack(port, signed, senders.length, 'eth_getTransactionReceipt');
+  const transactions = await readBack(port, signed, senders.length, 'eth_getTransactionByHash');
+  for (const [what, figures] of [['receipts', receipts], ['transactions by hash', transactions]] as const) {
+    log(
+      `${what} read back: ${figures.read} of ${signed.length} in ${fixed(figures.wallMs / 1000, 2)} s → ${fixed(rate(figures.read, figures.wallMs))}/s ` +
+        `(${flags.concurrency} in flight, each sender's in nonce order); latency p50 ${fixed(figures.latency.p50, 2)} ms, p99 ${fixed(figures.latency.p99, 2)} ms` +
+        (figures.missing > 0 ? `; ${figures.missing} answered null` : ''),
+    );
+  }
   return {
     name,
     count: signed.length,
@@ -369,15 +374,16 @@ async function runWorkload(
     peakRssKb,
     cpuMsPerTx,
     receipts,
+    transactions,
   };
 }
 
 /**
- * Reads every transaction's receipt, sender by sender in nonce order, as a client checking its own
- * transactions does: each sender's run crosses every block of the workload, so a workload of more
- * transactions than the node keeps decoded (8,192) reads blocks no longer in memory.
+ * Reads every transaction's receipt (or the transaction, by hash), sender by sender in nonce order, as
+ * a client checking its own transactions does: each sender's run crosses every block of the workload,
+ * so a workload of more transactions than the node keeps decoded (8,192) reads blocks no longer in memory.
  */
-async function readReceipts(port: number, signed: SignedTx[], senderCount: number): Promise<ReceiptReadFigures> {
+async function readBack(port: number, signed: SignedTx[], senderCount: number, method: 'eth_getTransactionReceipt' | 'eth_getTransactionByHash'): Promise<ReadBackFigures> {
   const order = signed.map((_, i) => i).sort((a, b) => (a % senderCount) - (b % senderCount) || a - b);
   const latencies = new LatencyRecorder();
   let read = 0;
@@ -387,7 +393,7 @@ async function readReceipts(port: number, signed: SignedTx[], senderCount: numbe
     const index = order[next++];
     if (index === undefined) return undefined;
     return {
-      bytes: jsonPostRequest(HOST, port, rpcBody('eth_getTransactionReceipt', [signed[index]!.hash], index + 1)),
+      bytes: jsonPostRequest(HOST, port, rpcBody(method, [signed[index]!.hash], index + 1)),
       onAnswer(answer, latencyMs) {
         latencies.add(latencyMs);
         if (answer.status === 200 && answer.body.includes('"blockHash"')) read++;
