@@ -24,7 +24,7 @@ test.after.always(async () => {
 const ANSWERED = /GraphQL query answered (\d+) after (\d+) actor requests?(?: \((.*)\))?$/;
 
 interface Answered {
-  data: { blocks: { number: string; transactions: { status: string | null; from: { balance: string }; logs: { topics: string[] }[] }[] }[] };
+  data: { blocks: { number: string; transactionCount?: string; transactions: { status: string | null; from: { balance: string }; logs: { topics: string[] }[] }[] }[] };
   /** Requests by kind, as the transport logged them. */
   requests: Record<string, number>;
   total: number;
@@ -53,8 +53,36 @@ test.serial('35 blocks with transactions, receipts, senders\' balances and logs 
   t.is(few.data.blocks.length, 5);
   t.deepEqual(all.requests, few.requests);
   t.is(all.total, few.total);
-  // One request per kind of data: blocks, their receipts, the senders' accounts.
-  t.deepEqual(all.requests, { 'chain.blocks': 1, 'chain.receipts': 1, 'chain.accounts': 1 });
+  // One request per kind of data: blocks, their transactions, their receipts, the senders' accounts.
+  t.deepEqual(all.requests, { 'chain.blocks': 1, 'chain.blockTransactions': 1, 'chain.receipts': 1, 'chain.accounts': 1 });
+});
+
+test.serial('blocks are read without their transactions unless the query asks for them', async (t) => {
+  const counts = await run('{ blocks(from: 0, to: 34) { number transactionCount } }');
+  t.is(counts.data.blocks.reduce((sum, block) => sum + Number(block.transactionCount), 0), 34);
+  t.deepEqual(counts.requests, { 'chain.blocks': 1 });
+  const hashes = await run('{ blocks(from: 0, to: 34) { transactions { hash } } }');
+  t.is(hashes.data.blocks.flatMap((block) => block.transactions).length, 34);
+  t.deepEqual(hashes.requests, { 'chain.blocks': 1, 'chain.blockTransactions': 1 });
+});
+
+test.serial("a transaction by hash is read with its own receipt: neither its block's transactions nor its receipts", async (t) => {
+  const withLogs = await run('{ blocks(from: 0, to: 34) { number transactions { hash index status gasUsed logs { index } } } }');
+  const [block, tx] = withLogs.data.blocks
+    .flatMap((b) => (b as unknown as { number: string; transactions: { hash: string; index: string; status: string | null; gasUsed: string; logs: { index: string }[] }[] }).transactions.map((each) => [b, each] as const))
+    .find(([, each]) => each.logs.length > 0)!;
+  const one = (await run(`{ transaction(hash: "${tx.hash}") { index status gasUsed logs { index } block { number } } }`)) as unknown as {
+    data: { transaction: { index: string; status: string | null; gasUsed: string; logs: { index: string }[]; block: { number: string } } };
+    requests: Record<string, number>;
+  };
+  t.deepEqual(one.data.transaction.logs, tx.logs, 'the same log indexes as read through the block');
+  t.is(one.data.transaction.index, tx.index);
+  t.is(one.data.transaction.block.number, block.number);
+  t.is(one.data.transaction.status, tx.status);
+  t.is(one.data.transaction.gasUsed, tx.gasUsed);
+  t.is(one.requests['chain.transactions'], 1);
+  t.is(one.requests['chain.receipts'] ?? 0, 0);
+  t.is(one.requests['chain.blockTransactions'] ?? 0, 0);
 });
 
 test.serial('a query that reads nothing from the actors says so', async (t) => {

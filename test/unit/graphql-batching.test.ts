@@ -165,9 +165,9 @@ test(`${BLOCKS} blocks with transactions, receipts, senders' balances and logs c
     }
     counts[blocks] = requests;
   }
-  // blocks (one message for up to 128), then every receipt of every block at once, then every
-  // sender's account at every block at once.
-  t.deepEqual(counts[BLOCKS], ['chain.blocks', 'chain.receipts', 'chain.accounts']);
+  // blocks (one message for up to 128), then their transactions, then every receipt of every block
+  // at once, then every sender's account at every block at once.
+  t.deepEqual(counts[BLOCKS], ['chain.blocks', 'chain.blockTransactions', 'chain.receipts', 'chain.accounts']);
   t.deepEqual(counts[10], counts[BLOCKS]);
 });
 
@@ -190,7 +190,7 @@ test('a balance read through the batch equals the JSON-RPC answer for the same b
   });
 });
 
-test('logs over a range are one request, and each log names its transaction without another read of its block', async (t) => {
+test('logs over a range are one request, and the transactions they name one request for all their blocks', async (t) => {
   const { backend, requests } = backendOf(chain, logIndex);
   const service = createGraphqlService(backend, { maxComplexity: 200, maxDepth: 0 });
   const { status, body } = await run(service, `{ logs(filter: { fromBlock: 2, toBlock: 40, topics: [["${STORED_EVENT_TOPIC}"]] }) { index data transaction { hash index block { number } } } }`);
@@ -198,8 +198,8 @@ test('logs over a range are one request, and each log names its transaction with
   const logs = (body as { data: { logs: { transaction: { block: { number: string } } }[] } }).data.logs;
   t.is(logs.length, 2 * 39);
   t.is(logs[0]!.transaction.block.number, '0x2');
-  // The logs, then the blocks their transactions are in (all in one request).
-  t.deepEqual(requests, ['logindex.logs', 'chain.blocks']);
+  // The logs, then the blocks their transactions are in, then those blocks' transactions (each in one request).
+  t.deepEqual(requests, ['logindex.logs', 'chain.blocks', 'chain.blockTransactions']);
 });
 
 test('a query over the complexity limit or the depth limit is refused before any read', async (t) => {

@@ -1,7 +1,7 @@
 /**
  * The chain's bulk reads for transports that resolve many fields of many blocks per request
- * (GraphQL): blocks, receipts, transactions, accounts, raw blocks and simulated calls (logs are the log
- * index's), each
+ * (GraphQL): blocks, blocks' transactions, receipts, transactions by hash (with their receipt),
+ * accounts, raw blocks and simulated calls (logs are the log index's), each
  * for a whole list in one message (channels.ts, TransportChain). The answers are plain records;
  * shaping them for a client is the transport's work.
  */
@@ -28,7 +28,7 @@ export function bulkReads(context: ChainRpcContext): BulkReads {
     const hash = block.hash();
     const totalDifficulty = (await store.getTotalDifficulty(hash)) ?? 0n;
     const record = headerRecord(block.header, hash, totalDifficulty, false);
-    record.transactions = block.transactions.map(transactionRecord);
+    record.transactionCount = block.transactions.length;
     if (block.uncleHeaders.length > 0) {
       // Besu's (and eth_getUncle*'s) total difficulty of an ommer: its including block's parent's plus its own.
       const parentDifficulty = (await store.getTotalDifficulty(block.header.parentHash)) ?? 0n;
@@ -90,12 +90,17 @@ export function bulkReads(context: ChainRpcContext): BulkReads {
           return block === undefined ? null : recordOf(block);
         }),
       ),
+    blockTransactions: ({ blockHashes }) => Promise.all(blockHashes.map(async (hash) => (await store.getBlock(hash))?.transactions.map(transactionRecord) ?? null)),
     receipts: ({ blockHashes }) => Promise.all(blockHashes.map(async (hash) => (await store.getReceipts(hash)) ?? null)),
     transactions: ({ hashes }) =>
       Promise.all(
         hashes.map(async (hash) => {
           const found = await context.findTransaction(hash);
-          return found === undefined ? null : { block: await recordOf(found.block), index: found.index };
+          if (found === undefined) return null;
+          const { block, index } = found;
+          const read = await store.getReceipt(block.hash(), index);
+          if (read === undefined) return null;
+          return { tx: transactionRecord(block.transactions[index]!), block: await recordOf(block), index, ...read };
         }),
       ),
     accounts: ({ reads }) => readAccounts(reads),
@@ -131,7 +136,7 @@ function headerRecord(header: BlockHeader, hash: Uint8Array, totalDifficulty: bi
     gasLimit: header.gasLimit,
     gasUsed: header.gasUsed,
     timestamp: header.timestamp,
-    transactions: [],
+    transactionCount: 0,
     ommers: [],
     ommer,
   };

@@ -80,8 +80,10 @@ export type TransportChain = {
     rpc: RpcRequest;
     /** What this transport's subscriptions need from each new head from now on; answered once it applies. */
     subscriptionInterest: { from: 'transport'; req: ChainSubscriptionInterest; res: null };
-    /** Blocks with their transactions, by number (canonical) or hash; null for each one not found. */
+    /** Blocks without their transactions, by number (canonical) or hash; null for each one not found. */
     blocks: { from: 'transport'; req: { refs: BlockRef[] }; res: (BlockRecord | null)[] };
+    /** The transactions of blocks, by block hash; null for a block not found. */
+    blockTransactions: { from: 'transport'; req: { blockHashes: Uint8Array[] }; res: (TransactionRecord[] | null)[] };
     /** The receipts of blocks, by block hash; null for a block not found. */
     receipts: { from: 'transport'; req: { blockHashes: Uint8Array[] }; res: (StoredReceipt[] | null)[] };
     /** Mined transactions by hash, with their block; null for each one not mined on the canonical chain. */
@@ -103,6 +105,7 @@ export const TRANSPORT_CHAIN = declareChannel<TransportChain>({
     rpc: 'transport',
     subscriptionInterest: 'transport',
     blocks: 'transport',
+    blockTransactions: 'transport',
     receipts: 'transport',
     transactions: 'transport',
     accounts: 'transport',

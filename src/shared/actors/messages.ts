@@ -5,7 +5,7 @@
 import type { Wire } from '../rpc/types.js';
 import type { LogLocation } from '../rpc/format-logs.js';
 import type { BlockRef, CallRequest, TopicFilter } from '../rpc/params.js';
-import type { RawLog } from '../ethereum/chain-records.js';
+import type { RawLog, StoredReceipt } from '../ethereum/chain-records.js';
 
 /** The chain head as the rest of the node needs it. */
 export interface HeadInfo {
@@ -277,8 +277,10 @@ export interface WithdrawalRecord {
 }
 
 /**
- * A block's header fields and transactions. An ommer is a record too: its header, no transactions,
- * `ommer` set.
+ * A block's header fields, ommers and withdrawals; its transactions are read apart (TransportChain
+ * `blockTransactions`), only by a query that asks for them: a block of 2,000 transactions cost a
+ * GraphQL query for its number 14 ms against 2.5 for a block of one. An ommer is a record too: its
+ * header, no transactions, `ommer` set.
  */
 export interface BlockRecord {
   /** The hash the chain knows the block by (a QBFT hash leaves the seals out). */
@@ -306,7 +308,7 @@ export interface BlockRecord {
   withdrawals?: WithdrawalRecord[];
   blobGasUsed?: bigint;
   excessBlobGas?: bigint;
-  transactions: TransactionRecord[];
+  transactionCount: number;
   ommers: BlockRecord[];
   ommer: boolean;
 }
@@ -387,10 +389,16 @@ export interface SimulationResult {
   output: Uint8Array;
 }
 
-/** Where a transaction is mined: its block and index there. */
+/**
+ * A mined transaction, its block, its index there and its receipt (read alone: a query about one
+ * transaction does not take its block's receipts), with where its logs start in the block.
+ */
 export interface MinedTransaction {
+  tx: TransactionRecord;
   block: BlockRecord;
   index: number;
+  receipt: StoredReceipt;
+  logIndexStart: number;
 }
 
 /** The pool's pending transactions and how many it holds. */

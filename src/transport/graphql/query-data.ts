@@ -91,6 +91,7 @@ interface AccountEntry {
 export class QueryData {
   private readonly blocks: Batcher<BlockRef, BlockRecord | null>;
   private readonly receipts: Batcher<Uint8Array, StoredReceipt[] | null>;
+  private readonly transactions: Batcher<Uint8Array, TransactionRecord[] | null>;
   private readonly raws: Batcher<Uint8Array, Uint8Array | null>;
   private readonly mined: Batcher<Uint8Array, MinedTransaction | null>;
   private readonly pooled: Batcher<Uint8Array, TransactionRecord | null>;
@@ -116,6 +117,7 @@ export class QueryData {
       BLOCKS_PER_REQUEST,
     );
     this.receipts = new Batcher((blockHashes) => this.ask(() => chain.request('receipts', { blockHashes })), hex, BLOCKS_PER_REQUEST);
+    this.transactions = new Batcher((blockHashes) => this.ask(() => chain.request('blockTransactions', { blockHashes })), hex, BLOCKS_PER_REQUEST);
     this.raws = new Batcher((hashes) => this.ask(() => chain.request('rawBlocks', { hashes })), hex, BLOCKS_PER_REQUEST);
     this.mined = new Batcher(
       async (hashes) => {
@@ -169,6 +171,14 @@ export class QueryData {
     const reads: Promise<BlockRecord | null>[] = [];
     for (let number = from < 0n ? 0n : from; number <= last; number++) reads.push(this.block(atNumber(number)));
     return (await Promise.all(reads)).filter((record): record is BlockRecord => record !== null);
+  }
+
+  /** A block's transactions, read only when a query asks for them (BlockRecord says why). */
+  async transactionsOf(block: BlockRecord): Promise<TransactionRecord[]> {
+    if (block.transactionCount === 0) return [];
+    const transactions = await this.transactions.get(block.hash);
+    if (transactions === null) throw new Error(`Block hash 0x${hex(block.hash)} was not found`);
+    return transactions;
   }
 
   async receiptsOf(block: BlockRecord): Promise<StoredReceipt[]> {

@@ -21,6 +21,8 @@ interface TxSource {
   tx: TransactionRecord;
   block?: BlockRecord;
   index?: number;
+  /** Its receipt when read with the transaction alone (a transaction by hash); else its block's receipts are read. */
+  receipt?: { receipt: StoredReceipt; logIndexStart: number };
 }
 
 interface AccountSource {
@@ -89,6 +91,7 @@ const stateAt = (block: bigint | null | undefined, otherwise: BlockRef): BlockRe
 // ---------------------------------------------------------------------------------------------
 
 async function receiptOf(source: TxSource, data: QueryData): Promise<StoredReceipt | undefined> {
+  if (source.receipt !== undefined) return source.receipt.receipt;
   if (source.block === undefined || source.index === undefined) return undefined;
   return (await data.receiptsOf(source.block))[source.index];
 }
@@ -165,8 +168,10 @@ const transactionResolvers = {
     return created === undefined ? null : { address: created, at: stateAt(block, txState(source)) };
   }),
   logs: field<TxSource>(async (source, _args, data) => {
-    if (source.block === undefined || source.index === undefined) return null;
-    return logsOfBlock(source.block, await data.receiptsOf(source.block), { index: source.index });
+    const { block, index, receipt } = source;
+    if (block === undefined || index === undefined) return null;
+    if (receipt === undefined) return logsOfBlock(block, await data.receiptsOf(block), { index });
+    return receipt.receipt.logs.map((log, i): LogSource => ({ log, logIndex: receipt.logIndexStart + i, blockHash: block.hash, txIndex: index, block }));
   }),
   r: field<TxSource>(({ tx }) => tx.r),
   s: field<TxSource>(({ tx }) => tx.s),
@@ -188,7 +193,9 @@ const transactionResolvers = {
 // Blocks
 // ---------------------------------------------------------------------------------------------
 
-const txOf = (block: BlockRecord, index: number): TxSource => ({ tx: block.transactions[index]!, block, index });
+async function txOf(block: BlockRecord, index: number, data: QueryData): Promise<TxSource> {
+  return { tx: (await data.transactionsOf(block))[index]!, block, index };
+}
 
 async function simulate(data: QueryData, call: CallData, at: BlockRef) {
   return data.simulate({ call: callRequest(call), at });
@@ -200,7 +207,7 @@ const blockResolvers = {
   parent: field<BlockRecord>((block, _args, data) => (block.number === 0n ? null : data.block(atHash(block.parentHash)))),
   nonce: field<BlockRecord>((block) => block.nonce),
   transactionsRoot: field<BlockRecord>((block) => block.transactionsRoot),
-  transactionCount: field<BlockRecord>((block) => BigInt(block.transactions.length)),
+  transactionCount: field<BlockRecord>((block) => BigInt(block.transactionCount)),
   stateRoot: field<BlockRecord>((block) => block.stateRoot),
   receiptsRoot: field<BlockRecord>((block) => block.receiptsRoot),
   miner: field<BlockRecord, { block?: bigint | null }>((block, args) => ({ address: block.coinbase, at: stateAt(args.block, atHash(block.hash)) })),
@@ -218,9 +225,9 @@ const blockResolvers = {
   ommers: field<BlockRecord>((block) => block.ommers),
   ommerAt: field<BlockRecord, { index: bigint }>((block, { index }) => block.ommers[Number(index)] ?? null),
   ommerHash: field<BlockRecord>((block) => block.ommerHash),
-  transactions: field<BlockRecord>((block) => block.transactions.map((_tx, index) => txOf(block, index))),
-  transactionAt: field<BlockRecord, { index: bigint }>((block, { index }) =>
-    index >= 0n && index < BigInt(block.transactions.length) ? txOf(block, Number(index)) : null,
+  transactions: field<BlockRecord>(async (block, _args, data) => (await data.transactionsOf(block)).map((tx, index): TxSource => ({ tx, block, index }))),
+  transactionAt: field<BlockRecord, { index: bigint }>((block, { index }, data) =>
+    index >= 0n && index < BigInt(block.transactionCount) ? txOf(block, Number(index), data) : null,
   ),
   logs: field<BlockRecord, { filter: { addresses?: Uint8Array[] | null; topics?: Uint8Array[][] | null } }>(async (block, { filter }, data) => {
     const addresses = filter.addresses ?? [];
@@ -261,7 +268,7 @@ const logResolvers = {
   transaction: field<LogSource>(async (source, _args, data) => {
     const block = source.block ?? (await data.block(atHash(source.blockHash)));
     if (block === null) throw new Error(`Block hash ${hexOf(source.blockHash)} was not found`);
-    return txOf(block, source.txIndex);
+    return txOf(block, source.txIndex, data);
   }),
 };
 
@@ -303,7 +310,7 @@ const queryResolvers = {
   transaction: field<unknown, { hash: Uint8Array }>(async (_source, { hash }, data) => {
     // Asked of both at once: a mined transaction wins, a pooled one is shown as pending.
     const [mined, pooled] = await Promise.all([data.minedTransaction(hash), data.pooledTransaction(hash)]);
-    if (mined !== null) return txOf(mined.block, mined.index);
+    if (mined !== null) return { tx: mined.tx, block: mined.block, index: mined.index, receipt: mined } satisfies TxSource;
     return pooled === null ? null : { tx: pooled };
   }),
   logs: field<unknown, { filter: FilterCriteria }>(async (_source, { filter }, data) => {
