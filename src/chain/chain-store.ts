@@ -5,7 +5,7 @@ import { bigIntToUnpaddedBytes, bytesToBigInt, bytesToHex, equalsBytes } from '@
 import type { KvOp, KvStore } from '../shared/storage/kv-store.js';
 import { LruCache } from '../shared/util/lru-cache.js';
 import type { CacheLimits } from '../shared/util/lru-cache.js';
-import { decodeReceipts, encodeReceipts, indexReceipts, receiptAt } from './receipt-codec.js';
+import { decodeReceipts, encodeReceipts, indexReceipts, receiptAt, sendersOfReceipts } from './receipt-codec.js';
 import type { IndexedReceipts } from './receipt-codec.js';
 import { transactionOfBlockRlp } from '../shared/ethereum/block-decode.js';
 import type { ChainSpec } from '../shared/execution/chain-spec.js';
@@ -209,17 +209,31 @@ export class ChainStore {
       for (let i = 0; i < index; i++) logIndexStart += cached[i]!.logs.length;
       return { receipt, logIndexStart };
     }
+    const stored = await this.indexedReceipts(blockHash);
+    return stored && receiptAt(stored, index);
+  }
+
+  /** The sender of each transaction of a stored block, as its receipts record them: no signature is recovered. */
+  async getSenders(blockHash: Uint8Array): Promise<Uint8Array[] | undefined> {
+    const cached = this.receiptCache.get(bytesToHex(blockHash));
+    if (cached) return cached.map((receipt) => receipt.from);
+    const stored = await this.indexedReceipts(blockHash);
+    return stored && sendersOfReceipts(stored);
+  }
+
+  /** A block's receipts as stored, indexed (kept for the reads of one receipt or sender at a time). */
+  private async indexedReceipts(blockHash: Uint8Array): Promise<IndexedReceipts | undefined> {
     const key = bytesToHex(blockHash);
-    const stored =
+    return (
       this.storedReceiptsCache.get(key) ??
-      (await readOnce(this.storedReceiptsBeingRead, key, async () => {
+      readOnce(this.storedReceiptsBeingRead, key, async () => {
         const bytes = await this.kv.get(prefixed(Prefix.receipts, blockHash));
         if (!bytes) return undefined;
         const indexed = indexReceipts(bytes);
         this.storedReceiptsCache.set(key, indexed);
         return indexed;
-      }));
-    return stored && receiptAt(stored, index);
+      })
+    );
   }
 
   async getTxLocation(txHash: Uint8Array): Promise<TxLocation | undefined> {

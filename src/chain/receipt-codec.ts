@@ -78,8 +78,23 @@ export function receiptAt(receipts: IndexedReceipts, index: number): { receipt: 
   return { receipt: receiptOfFields(RLP.decode(item) as unknown as Uint8Array[]), logIndexStart: receipts.logsBefore[index]! };
 }
 
-/** Where the logs are in a stored receipt's list. */
+/**
+ * The sender of each transaction of indexed receipts, read from its receipt without decoding the rest
+ * of it: what a block's transactions would otherwise recover from their signatures (~60 µs each).
+ */
+export function sendersOfReceipts(receipts: IndexedReceipts): Uint8Array[] {
+  const senders: Uint8Array[] = [];
+  for (let i = 0; i < receipts.logsBefore.length; i++) {
+    const from = rlpListItem(receipts.bytes.subarray(receipts.starts[i], receipts.starts[i + 1]), FROM_FIELD);
+    if (from === undefined) throw new Error('invalid stored receipt: no sender field');
+    senders.push((RLP.decode(from) as Uint8Array).slice());
+  }
+  return senders;
+}
+
+/** Where the logs and the sender are in a stored receipt's list. */
 const LOGS_FIELD = 4;
+const FROM_FIELD = 7;
 
 function receiptOfFields(f: Uint8Array[]): StoredReceipt {
   const statusOrRoot = f[0] as Uint8Array;
@@ -90,7 +105,7 @@ function receiptOfFields(f: Uint8Array[]): StoredReceipt {
     logs: f[LOGS_FIELD] as unknown as RawLog[],
     txType: Number(bytesToBigInt(f[5] as Uint8Array)),
     effectiveGasPrice: bytesToBigInt(f[6] as Uint8Array),
-    from: f[7] as Uint8Array,
+    from: f[FROM_FIELD] as Uint8Array,
   };
   if (statusOrRoot.length === 32) receipt.root = statusOrRoot;
   else receipt.status = statusOrRoot.length === 1 && statusOrRoot[0] === 1 ? 1 : 0;

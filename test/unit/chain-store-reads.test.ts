@@ -5,10 +5,14 @@
  */
 import test from 'ava';
 import { RLP } from '@ethereumjs/rlp';
-import { bytesToHex } from '@ethereumjs/util';
+import { createLegacyTx } from '@ethereumjs/tx';
+import { bytesToHex, hexToBytes } from '@ethereumjs/util';
 import { Chain } from '../../src/chain/chain.js';
 import { encodeReceipts, indexReceipts, receiptAt } from '../../src/chain/receipt-codec.js';
+import { transactionOfBlockRlp } from '../../src/shared/ethereum/block-decode.js';
+import { keccak256 } from '../../src/shared/ethereum/keccak.js';
 import { rlpListItem, rlpListItems, rlpListLength } from '../../src/shared/ethereum/rlp-walk.js';
+import { txCommonFor } from '../../src/shared/ethereum/tx-common.js';
 import { chainSpecFromGenesis } from '../../src/shared/execution/network-spec.js';
 import type { ChainSpec } from '../../src/shared/execution/chain-spec.js';
 import { DEV_ACCOUNTS } from '../helpers/dev-accounts.js';
@@ -74,6 +78,9 @@ test('a transaction, receipt and header of a block not in memory are read alone,
   for (let index = 0; index < txs.length; index++) alone.push(await store.getReceipt(hash, index));
   t.is(await store.getTransaction(hash, txs.length), undefined);
   t.is(await store.getReceipt(hash, txs.length), undefined);
+  // Senders as the receipts record them (eth_getBlockByNumber with full transactions recovers none).
+  t.deepEqual((await store.getSenders(hash))!.map(bytesToHex), sealed.transactions.map((tx) => tx.getSenderAddress().toString()));
+  t.is(await store.getSenders(new Uint8Array(32)), undefined);
   t.is(wholeDecodes - decodesAtOpen, 0, 'nothing above decoded the whole block');
 
   const receipts = await store.getReceipts(hash);
@@ -88,6 +95,7 @@ test('a transaction, receipt and header of a block not in memory are read alone,
   t.is(receiptAt(indexReceipts(encodeReceipts(receipts!)), -1), undefined);
   // Once the receipts are in memory, the same answers come from there.
   t.deepEqual(await store.getReceipt(hash, 7), alone[7]);
+  t.deepEqual((await store.getSenders(hash))!.map(bytesToHex), sealed.transactions.map((tx) => tx.getSenderAddress().toString()));
 });
 
 test('reads of one block not in memory made at the same time decode it once', async (t) => {
@@ -110,4 +118,34 @@ test('reads of one block not in memory made at the same time decode it once', as
   t.is(blocks[0]!.transactions.length, 3);
   const receipts = await Promise.all(Array.from({ length: 8 }, () => chain.store.getReceipts(sealed.hash())));
   t.true(receipts.every((list) => list === receipts[0] && list!.length === 3));
+});
+
+test('the transactions of a QBFT block decoded from its encoding keep their hash and sender: hashed from the encoding, recovered once', async (t) => {
+  const path = tempDataPath();
+  t.teardown(() => removeDataPath(path));
+  const [alice, bob] = [DEV_ACCOUNTS[0].privateKey, DEV_ACCOUNTS[1].privateKey];
+  const chain = await openDevChain(path);
+  t.teardown(() => chain.close());
+  const legacy = createLegacyTx(
+    { nonce: 0n, gasPrice: 10n ** 10n, gasLimit: 21_000n, to: '0x00000000000000000000000000000000000c0ffe', value: 3n },
+    { common: txCommonFor(1337n, 'cancun') },
+  ).sign(hexToBytes(bob as `0x${string}`));
+  const txs = [signedTx(alice, 0n), legacy, signedTx(alice, 1n, { data: LOGGER_INIT })];
+  const { sealed } = await proposeAndCommit(chain, txs.map(candidate));
+  const rlp = sealed.serialize();
+  const spec = await chainSpecFromGenesis(JSON.stringify(devNetwork.genesisJson));
+  const decoded = spec.decodeBlock(rlp);
+  const header = spec.decodeHeaderOfBlock(rlp);
+  t.is(decoded.transactions.length, txs.length);
+  for (const [index, original] of txs.entries()) {
+    for (const tx of [decoded.transactions[index]!, transactionOfBlockRlp(rlp, header, index)!]) {
+      // ethereumjs keeps the hash and the sender only on a frozen transaction (QBFT blocks are decoded unfrozen).
+      t.true(Object.isFrozen(tx), `transaction ${index} frozen`);
+      t.is(bytesToHex(tx.hash()), bytesToHex(original.hash()), `transaction ${index} hash`);
+      t.is(bytesToHex(tx.hash()), bytesToHex(keccak256(tx.serialize())), `transaction ${index}: the pinned hash is the encoding's`);
+      const key = tx.getSenderPublicKey();
+      t.is(tx.getSenderPublicKey(), key, `transaction ${index}: the sender is recovered once and kept`);
+      t.is(tx.getSenderAddress().toString(), original.getSenderAddress().toString());
+    }
+  }
 });

@@ -18,7 +18,9 @@ export function blockHandlers(context: ChainRpcContext): DomainHandlers<typeof b
     const hash = block.hash();
     const totalDifficulty = (await store.getTotalDifficulty(hash)) ?? 0n;
     const size = (await store.getBlockSize(hash)) ?? block.serialize().length;
-    return formatBlock(block, { fullTransactions, totalDifficulty, hash, size });
+    // Senders from the receipts: a block read from the database would recover every signature again.
+    const senders = fullTransactions && block.transactions.length > 0 ? await store.getSenders(hash) : undefined;
+    return formatBlock(block, { fullTransactions, totalDifficulty, hash, size, ...(senders ? { senders } : {}) });
   };
 
   /** An ommer as Besu shows it: the ommer header with an empty body. */
