@@ -181,6 +181,8 @@ test.serial('blob gas, excess blob gas and the blob base fee follow each fork\'s
       t.is(history.baseFeePerBlobGas[Number(n - first)], hex(blobBaseFee(expectedExcess, timestamp)), `blob base fee of block ${n}`);
       t.is(history.blobGasUsedRatio[Number(n - first)], 1, `block ${n} is full for its fork`);
       const receipts = await node.rpc<Record<string, string>[]>('eth_getBlockReceipts', [hex(n)]);
+      // Each receipt names its transaction, in block order (hashes pinned from the stored encodings).
+      t.deepEqual(receipts.map((r) => r.transactionHash), block.transactions, `receipt transaction hashes of block ${n}`);
       const blobReceipt = receipts.find((r) => r.type === '0x3')!;
       t.is(blobReceipt.blobGasUsed, hex(max * GAS_PER_BLOB));
       t.is(blobReceipt.blobGasPrice, hex(blobBaseFee(expectedExcess, timestamp)), `receipt blob gas price in block ${n}`);
@@ -212,6 +214,8 @@ test.serial('receipts and transactions of every type; the set-code delegation; w
   t.deepEqual(receipts.map((r) => r.type), ['0x0', '0x1', '0x2', '0x3', '0x4', '0x2', '0x2']);
   t.true(receipts.every((r) => r.status === '0x1'));
   const block = await node.rpc<RpcBlock>('eth_getBlockByNumber', [hex(firstPrague), true]);
+  // Each receipt names its transaction, whatever its type.
+  t.deepEqual(receipts.map((r) => r.transactionHash), block.transactions.map((tx) => (tx as { hash: string }).hash));
   const setCode = block.transactions[4] as { type: string; authorizationList: Record<string, string>[] };
   t.is(setCode.type, '0x4');
   t.like(setCode.authorizationList[0], { chainId: hex(CHAIN_ID), address: STORE.toString(), nonce: '0x0' });

@@ -1,7 +1,7 @@
 /**
  * Blocks, ommers, transactions and receipts by hash, number or position (registry: block-methods.ts).
  */
-import type { Block } from '@ethereumjs/block';
+import type { Block, BlockHeader } from '@ethereumjs/block';
 import { createBlock } from '@ethereumjs/block';
 import { formatBlock, formatMinedTransaction, formatReceipt, toQuantity } from '../../shared/rpc/format.js';
 import type { blockMethods } from '../../shared/rpc/methods/block-methods.js';
@@ -77,17 +77,18 @@ export function blockHandlers(context: ChainRpcContext): DomainHandlers<typeof b
       const header = await store.getHeader(blockHash);
       const found = header && (await store.getReceipt(blockHash, index));
       if (!header || !found) return null;
-      const { number: blockNumber, timestamp: blockTimestamp } = header;
-      return formatReceipt(found.receipt, { txHash: hash, blockHash, blockNumber, blockTimestamp, index, logIndexStart: found.logIndexStart });
+      return receiptJson(found.receipt, { txHash: hash, blockHash, header, index, logIndexStart: found.logIndexStart });
     },
     eth_getBlockReceipts: async ({ block }) => {
       const found = await context.blockByRef(block);
       if (!found) return null;
-      const receipts = await store.getReceipts(found.hash());
+      const blockHash = found.hash();
+      const receipts = await store.getReceipts(blockHash);
       if (receipts === undefined) return null;
       let logIndexStart = 0;
       return receipts.map((receipt, index) => {
-        const formatted = receiptOf(found, index, receipt, logIndexStart);
+        const txHash = found.transactions[index]!.hash();
+        const formatted = receiptJson(receipt, { txHash, blockHash, header: found.header, index, logIndexStart });
         logIndexStart += receipt.logs.length;
         return formatted;
       });
@@ -109,14 +110,11 @@ async function minedTransactionAt(store: ChainStore, blockHash: Uint8Array, inde
   });
 }
 
-/** The receipt of a block's transaction `index`; its logs are numbered from `logIndexStart` within the block. */
-function receiptOf(block: Block, index: number, receipt: StoredReceipt, logIndexStart: number): Json {
-  return formatReceipt(receipt, {
-    txHash: block.transactions[index]!.hash(),
-    blockHash: block.hash(),
-    blockNumber: block.header.number,
-    blockTimestamp: block.header.timestamp,
-    index,
-    logIndexStart,
-  });
+/** The receipt of transaction `index` of the block `blockHash`, whose header is `header`; its logs are numbered from `logIndexStart` within the block. */
+function receiptJson(
+  receipt: StoredReceipt,
+  at: { txHash: Uint8Array; blockHash: Uint8Array; header: BlockHeader; index: number; logIndexStart: number },
+): Json {
+  const { txHash, blockHash, header, index, logIndexStart } = at;
+  return formatReceipt(receipt, { txHash, blockHash, blockNumber: header.number, blockTimestamp: header.timestamp, index, logIndexStart });
 }
