@@ -124,14 +124,17 @@ const txState = (source: TxSource): BlockRef => (source.block === undefined ? LA
 
 function logsOfBlock(block: BlockRecord, receipts: StoredReceipt[], only?: { index: number }): LogSource[] {
   const logs: LogSource[] = [];
-  let logIndex = 0;
+  let logIndexStart = 0;
   receipts.forEach((receipt, txIndex) => {
-    for (const log of receipt.logs) {
-      if (only === undefined || only.index === txIndex) logs.push({ log, logIndex, blockHash: block.hash, txIndex, block });
-      logIndex++;
-    }
+    if (only === undefined || only.index === txIndex) logs.push(...logsOfTransaction(block, txIndex, receipt, logIndexStart));
+    logIndexStart += receipt.logs.length;
   });
   return logs;
+}
+
+/** The logs of transaction `txIndex` of `block`, whose first is numbered `logIndexStart` in the block. */
+function logsOfTransaction(block: BlockRecord, txIndex: number, receipt: StoredReceipt, logIndexStart: number): LogSource[] {
+  return receipt.logs.map((log, i) => ({ log, logIndex: logIndexStart + i, blockHash: block.hash, txIndex, block }));
 }
 
 const transactionResolvers = {
@@ -171,7 +174,7 @@ const transactionResolvers = {
     const { block, index, receipt } = source;
     if (block === undefined || index === undefined) return null;
     if (receipt === undefined) return logsOfBlock(block, await data.receiptsOf(block), { index });
-    return receipt.receipt.logs.map((log, i): LogSource => ({ log, logIndex: receipt.logIndexStart + i, blockHash: block.hash, txIndex: index, block }));
+    return logsOfTransaction(block, index, receipt.receipt, receipt.logIndexStart);
   }),
   r: field<TxSource>(({ tx }) => tx.r),
   s: field<TxSource>(({ tx }) => tx.s),
