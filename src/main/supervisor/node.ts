@@ -19,6 +19,7 @@ import { createP2pStatusBuffer, P2pStatusReader } from '../../shared/shared-memo
 import { createTransportCounters } from '../../shared/shared-memory/transport-counters.js';
 import { errorMessage } from '../../shared/util/errors.js';
 import { Logger, setLogLevel } from '../../shared/util/log.js';
+import { delayTurbofanTierUp } from '../../shared/util/jit-tiering.js';
 import { actorResourceLimits, limitHeapGrowth } from '../../shared/util/memory-limits.js';
 import type { ThreadMemory } from '../../shared/util/thread-memory.js';
 import type { LogLevel } from '../../shared/util/log.js';
@@ -64,6 +65,7 @@ interface RunningActor {
 export async function runNode(options: NodeOptions): Promise<number> {
   setLogLevel(options.logging as LogLevel);
   limitHeapGrowth();
+  delayTurbofanTierUp();
   for (const warning of dependencyWarnings(options)) log.warn(warning);
   // Chosen once, before anything starts: every transport thread serves on this engine.
   const httpEngine = options.rpcHttpEnabled || options.rpcWsEnabled || options.graphqlHttpEnabled ? chooseHttpEngine(options.httpEngine) : undefined;
