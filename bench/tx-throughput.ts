@@ -40,6 +40,8 @@ type WorkloadName = (typeof WORKLOADS)[number];
 /** Gas each workload's transaction may use, for the senders' budgets. */
 const WORKLOAD_GAS: Record<WorkloadName, bigint> = { transfers: TRANSFER_GAS, storeAndLog: CONTRACT_CALL_GAS, erc20: TOKEN_TRANSFER_GAS };
 const POLL_MS = 100;
+/** Once submission ended: fine enough to time the last block against its proposer's timer. */
+const POLL_MS_AFTER_SUBMISSION = 5;
 
 const flags = parseFlags('dist/bench/tx-throughput.js', {
   senders: { default: 200, min: 1, description: 'number of sending accounts' },
@@ -302,6 +304,7 @@ async function runWorkload(
     includeTimeoutSeconds: flags['include-timeout'],
     maxSeconds: flags['max-seconds'],
     pollMs: POLL_MS,
+    pollMsAfterSubmission: POLL_MS_AFTER_SUBMISSION,
   });
 
   let next = 0;
@@ -326,6 +329,7 @@ async function runWorkload(
     };
   });
   submissionEnded();
+  const submissionEndedWallMs = Date.now();
   const latency = summarizeLatencies(latencies);
   log(
     `submitted: ${accepted} accepted of ${signed.length} in ${fixed(submission.wallMs / 1000, 2)} s → ${fixed(rate(accepted, submission.wallMs))} tx/s; ` +
@@ -347,6 +351,17 @@ async function runWorkload(
         ? `${inclusion.notIncluded} NOT included within ${flags['include-timeout']} s after submission`
         : `all included ${fixed(inclusion.allIncludedAfterMs / 1000, 2)} s after submission started`),
   );
+  const lastBlock = ourBlocks.at(-1);
+  if (lastBlock !== undefined && inclusion.allIncludedAfterMs !== undefined) {
+    // A QBFT proposer's round-0 timer fires at the new block's timestamp (whole seconds) unless the
+    // parent came late, so the wait splits into the block period's (last answer to the timestamp)
+    // and the node's (timestamp to the block being readable).
+    const timestampWallMs = lastBlock.timestamp * 1000;
+    log(
+      `last block ${lastBlock.number}: its timestamp came ${Math.round(timestampWallMs - submissionEndedWallMs)} ms after the last transaction was accepted; ` +
+        `the block was seen ${Math.round(lastBlock.seenAtWallMs - timestampWallMs)} ms after its timestamp (building what was not yet executed, sealing, committing; polled every ${POLL_MS_AFTER_SUBMISSION} ms)`,
+    );
+  }
   // A gap above the 1-second period means building or importing the previous block overran it.
   const fill = blockFill(inclusion);
   log(`transactions per block (seconds since the previous block): ${fill.join(', ')}`);

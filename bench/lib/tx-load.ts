@@ -61,6 +61,8 @@ export interface ObservedBlock {
   ours: number;
   /** ms since submission start when the bench first saw the block. */
   seenAtMs: number;
+  /** Date.now() when the bench first saw the block: against `timestamp`, when its proposer's timer fired. */
+  seenAtWallMs: number;
 }
 
 export interface InclusionFigures {
@@ -88,6 +90,8 @@ export interface InclusionWatch {
   /** Ceiling on the whole watch, seconds. */
   maxSeconds: number;
   pollMs: number;
+  /** Polling once submission ended, when nothing else loads the node (default `pollMs`). */
+  pollMsAfterSubmission?: number;
 }
 
 /**
@@ -118,10 +122,11 @@ export async function watchInclusion(rpc: RpcClient, watch: InclusionWatch): Pro
       for (const hash of block.transactions) if (pending.delete(hash.toLowerCase())) ours++;
       included += ours;
       const seenAtMs = performance.now() - submissionStarted;
-      blocks.push({ number: nextBlock, timestamp: Number(block.timestamp), txCount: block.transactions.length, ours, seenAtMs });
+      const seenAtWallMs = Date.now();
+      blocks.push({ number: nextBlock, timestamp: Number(block.timestamp), txCount: block.transactions.length, ours, seenAtMs, seenAtWallMs });
       if (ours > 0 && pending.size === 0) allIncludedAfterMs = seenAtMs;
     }
-    await sleep(watch.pollMs);
+    await sleep(submissionEnded ? (watch.pollMsAfterSubmission ?? watch.pollMs) : watch.pollMs);
   }
   // "All included after" only means something when every transaction was found.
   if (pending.size > 0) allIncludedAfterMs = undefined;
