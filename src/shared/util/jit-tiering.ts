@@ -26,9 +26,21 @@ import { setFlagsFromString } from 'node:v8';
 export const TURBOFAN_INTERRUPT_BUDGET = 200_000;
 
 /**
- * Process-wide: V8 reads the budget whenever it resets a function's counter, in every isolate. The
- * node sets it before it starts its threads.
+ * The V8 versions that have the flag and where it was measured: V8 11 (Node 20). From V8 12 (Node 22,
+ * 24) tiering goes through Maglev and counts invocations instead (`--invocation-count-for-turbofan`);
+ * `--interrupt-budget` is gone, and V8 prints "unrecognized flag" for it. There the node leaves V8's
+ * tiering as it is.
  */
-export function delayTurbofanTierUp(): void {
+export function hasInterruptBudgetFlag(v8Version = process.versions.v8): boolean {
+  return Number.parseInt(v8Version, 10) === 11;
+}
+
+/**
+ * Process-wide: V8 reads the budget whenever it resets a function's counter, in every isolate. The
+ * node sets it before it starts its threads. Returns whether it was set.
+ */
+export function delayTurbofanTierUp(): boolean {
+  if (!hasInterruptBudgetFlag()) return false;
   setFlagsFromString(`--interrupt-budget=${TURBOFAN_INTERRUPT_BUDGET}`);
+  return true;
 }
