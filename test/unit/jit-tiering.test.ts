@@ -1,8 +1,8 @@
 /**
  * The node delays TurboFan (src/shared/util/jit-tiering.ts): in a process where it was applied, a hot
  * function is optimized after about three times as many calls as with V8's default; the flag chosen
- * for this Node's V8 is one it knows, and nothing is printed. Run under Node 20 by CI; under Node 22
- * and 24 by hand (`node node_modules/.bin/ava dist/test/unit/jit-tiering.test.js`).
+ * for this Node's V8 is one it knows, and nothing is printed. CI runs it under Node 20 (`npm test`) and
+ * again under Node 22 and 24 (`npm run test:this-node`).
  */
 import test from 'ava';
 import { execFileSync, spawnSync } from 'node:child_process';

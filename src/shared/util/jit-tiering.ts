@@ -26,9 +26,9 @@ import { setFlagsFromString } from 'node:v8';
  *   `--invocation-count-for-turbofan=9000` (default 3,000). Five runs each: V8's background
  *   threads 630–690 ms against 1,120–1,210, the node's CPU 3.39–3.89 s against 3.77–4.04, accepted
  *   1,638–1,817/s against 1,441–1,778, send p99 63–94 ms against 68–89 (the chain's own CPU higher,
- *   1,110–1,270 ms against 1,050–1,130). `eth_call` over the first 10 s 7,940–8,479 req/s against 8,461–10,248;
- *   `bench/block-building.ts` warm the same (262–278 µs against 265–277), cold 340–358 against
- *   292–313.
+ *   1,110–1,270 ms against 1,050–1,130). `eth_call` over the first 10 s 7,940–8,479 req/s against
+ *   8,461–10,248; `bench/block-building.ts` warm the same (262–278 µs against 265–277), cold 340–358
+ *   against 292–313.
  * - 13 (Node 24): the same flag changed nothing (the node's CPU 3.00–3.28 s against 3.03–3.21,
  *   accepted 1,720–1,861/s against 1,688–1,820): V8's tiering is left as it is, as on any other.
  */
