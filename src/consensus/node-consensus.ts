@@ -181,20 +181,37 @@ export class NodeConsensus {
 
   private async build(request: BuildBlockRequest): Promise<QbftBlock> {
     // What the chain executed ahead of the timer stays in its block; what it is doing now finishes first.
-    await this.prebuilder.stop();
+    const handover = await this.prebuilder.stop();
     const head = this.head;
     if (!head || !bytesEqual(head.hash, request.parentHash)) throw new Error('the head moved before the block could be built');
     const period = this.schedule.settingsFor(request.height, request.timestamp).blockPeriodSeconds;
     const selection = this.selection();
-    const { transactions } = await this.chain.selectTransactions(selection);
-    const built = await this.chain.build({
-      timestamp: request.timestamp,
-      coinbase: request.coinbase,
-      extraData: request.extraData,
-      maxBuildMs: period * 1000 * this.config.txSelectionShare,
-      maxTransactions: selection.maxCount,
-      transactions,
-    });
+    const buildFrom = (transactions: PoolTxForBlock[]) =>
+      this.chain.build({
+        timestamp: request.timestamp,
+        coinbase: request.coinbase,
+        extraData: request.extraData,
+        maxBuildMs: period * 1000 * this.config.txSelectionShare,
+        maxTransactions: selection.maxCount,
+        transactions,
+      });
+    const ahead =
+      handover && handover.timestamp === request.timestamp && bytesEqual(handover.parentHash, request.parentHash) && bytesEqual(request.coinbase, this.controller.address)
+        ? handover
+        : undefined;
+    let built: BuiltBlockInfo;
+    if (ahead) {
+      // Only what the chain was not handed yet: what it ran is in its open block.
+      const { transactions } = await this.chain.selectTransactions({ ...selection, fromSequence: ahead.fromSequence });
+      built = await buildFrom([...ahead.queued, ...transactions]);
+      if (built.executedAhead !== ahead.executed) {
+        // The chain no longer held the block it ran them into: build it again from the whole pool.
+        await this.chain.discardBuilt();
+        built = await buildFrom((await this.chain.selectTransactions(selection)).transactions);
+      }
+    } else {
+      built = await buildFrom((await this.chain.selectTransactions(selection)).transactions);
+    }
     if (built.rejected.length > 0) await this.chain.reportRejected(built.rejected);
     if (built.executedAhead > 0) this.log(`QBFT: ${built.executedAhead} of block ${request.height}'s ${built.txCount} transactions ran ahead of its timer`, 'debug');
     return QbftBlock.fromRlp(built.rlp);

@@ -141,8 +141,9 @@ export interface BlockSelectionRequest {
    */
   senderNonce?: (sender: string) => bigint | undefined;
   /**
-   * Leave out transactions that arrived before this point (`arrivalSequence` at an earlier
-   * selection): the block has them already. They still count against `gasLimit` and `maxCount`.
+   * Leave out transactions that were selectable already at this point (`arrivalSequence` at an
+   * earlier selection): the block has them already. They still count against `gasLimit` and
+   * `maxCount`. One that became selectable since — it arrived, or a gap before it was filled — is in.
    */
   fromSequence?: number;
 }
@@ -235,6 +236,8 @@ class Entry implements PoolEntry {
   layer: Layer = 'sparse';
   /** In the pool (not yet mined, dropped or replaced). */
   pooled = true;
+  /** Where in arrival order it last joined the prioritized layer (what `fromSequence` compares). */
+  selectableFrom = -1;
 
   constructor(
     readonly tx: DecodedTx,
@@ -453,7 +456,7 @@ export class TransactionPool {
       if (best === undefined) break;
       const { tx } = best.entry;
       if (tx.gasLimit > gasLeft) continue;
-      if (best.entry.sequence >= fromSequence) selected.push(tx);
+      if (best.entry.selectableFrom >= fromSequence) selected.push(tx);
       taken += 1;
       gasLeft -= tx.gasLimit;
       offer(best.entry.owner.byNonce.get(tx.nonce + 1n));
@@ -891,6 +894,7 @@ export class TransactionPool {
   private joinLayer(entry: Entry): void {
     const { layer } = entry;
     if (layer === 'prioritized') {
+      entry.selectableFrom = this.nextSequence++;
       this.prioritized.add(entry);
       this.prioritizedByType[entry.tx.type]++;
       this.prioritizedOrder[entry.tx.type].push(this.prioritizedNode(entry));

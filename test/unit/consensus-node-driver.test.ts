@@ -4,8 +4,9 @@
  * by the next build, and the empty-block period.
  */
 import test from 'ava';
+import type { ExecutionContext } from 'ava';
 
-import type { HeadInfo, PrebuildRequest } from '../../src/shared/actors/messages.js';
+import type { BuildRequest, HeadInfo, PrebuildRequest } from '../../src/shared/actors/messages.js';
 import { parseGenesis, loadDevNetwork } from '../../src/shared/ethereum/genesis.js';
 import { HeaderField, QbftBlock } from '../../src/shared/qbft/block.js';
 import { genesisExtraData } from '../../src/shared/qbft/extra-data.js';
@@ -34,8 +35,11 @@ function headInfo(block: QbftBlock): HeadInfo {
   };
 }
 
-/** A node with the dev validator key over a fake chain; `emptyPeriod` sets xemptyblockperiodseconds. */
-function setup(emptyPeriod: number, transactionsAt: (height: bigint) => number, validators: Uint8Array[] = [VALIDATOR]) {
+/**
+ * A node with the dev validator key over a fake chain; `emptyPeriod` sets xemptyblockperiodseconds. At
+ * height `loseAheadAt` the chain has lost what prebuilds executed by the time the build comes.
+ */
+function setup(emptyPeriod: number, transactionsAt: (height: bigint) => number, validators: Uint8Array[] = [VALIDATOR], loseAheadAt?: bigint) {
   const json = structuredClone(dev.genesisJson) as { config: { qbft: Record<string, unknown> } };
   json.config.qbft.xemptyblockperiodseconds = emptyPeriod;
   json.config.qbft.requesttimeoutseconds = 1;
@@ -45,6 +49,9 @@ function setup(emptyPeriod: number, transactionsAt: (height: bigint) => number, 
   const calls: string[] = [];
   const reads = { headers: 0 };
   const prebuilds: PrebuildRequest[] = [];
+  const builds: BuildRequest[] = [];
+  // The block prebuilds executed into, as the chain holds it until a build finishes it.
+  let open: { parentHash: Uint8Array; timestamp: bigint; raws: Uint8Array[] } | undefined;
   let held: QbftBlock | undefined;
   let node!: NodeConsensus;
   const ports: NodeChainPorts = {
@@ -60,17 +67,26 @@ function setup(emptyPeriod: number, transactionsAt: (height: bigint) => number, 
     prebuild: async (req) => {
       calls.push('prebuild');
       prebuilds.push(req);
-      return req.transactions.length;
+      if (!open || !bytesEqual(open.parentHash, req.parentHash) || open.timestamp !== req.timestamp) open = { parentHash: req.parentHash, timestamp: req.timestamp, raws: [] };
+      open.raws.push(...req.transactions.map((tx) => tx.raw));
+      return open.raws.length;
     },
     build: async (req) => {
       calls.push('build');
+      builds.push(req);
       // The chain drops a block it still holds from an earlier build before building again.
       if (held) calls.push('replaceHeld');
+      if (chain.headNumber + 1n === loseAheadAt) open = undefined;
+      const continued = open && bytesEqual(open.parentHash, chain.head.hash()) && open.timestamp === req.timestamp ? open.raws : [];
+      open = undefined;
+      // A candidate the open block has already is skipped, as the chain skips what it tried.
+      const known = new Set(continued.map((raw) => Buffer.from(raw).toString('hex')));
+      const fresh = req.transactions.map((tx) => tx.raw).filter((raw) => !known.has(Buffer.from(raw).toString('hex')));
       held = chain.build(
         { request: 0, height: chain.headNumber + 1n, round: 0, parentHash: chain.head.hash(), timestamp: req.timestamp, coinbase: req.coinbase, extraData: req.extraData },
-        req.transactions.map((tx) => tx.raw),
+        [...continued, ...fresh],
       );
-      return { number: held.number, hash: held.hash(), rlp: held.encode(), txCount: held.transactionCount, executedAhead: 0, gasUsed: 0n, rejected: [] };
+      return { number: held.number, hash: held.hash(), rlp: held.encode(), txCount: held.transactionCount, executedAhead: continued.length, gasUsed: 0n, rejected: [] };
     },
     importCommitted: async (rlp) => {
       const block = QbftBlock.fromRlp(rlp);
@@ -83,6 +99,7 @@ function setup(emptyPeriod: number, transactionsAt: (height: bigint) => number, 
     discardBuilt: async () => {
       calls.push('discardBuilt');
       held = undefined;
+      open = undefined;
     },
     validateBlock: async () => ({ valid: false, reason: 'no proposals from peers in this test' }),
     reportRejected: async () => undefined,
@@ -100,7 +117,7 @@ function setup(emptyPeriod: number, transactionsAt: (height: bigint) => number, 
     clock,
     () => undefined,
   );
-  return { node, chain, clock, calls, reads, prebuilds };
+  return { node, chain, clock, calls, reads, prebuilds, builds };
 }
 
 test('a sole validator builds, seals with its own commit seal and imports its held block every period', async (t) => {
@@ -157,12 +174,17 @@ test('after a re-org the validator sets cached above the fork point are read aga
   t.is(reads.headers, again, 'what lies below the fork point stays cached');
 });
 
-test('the proposer hands pool transactions to the chain ahead of its block timer, each once, for the block the timer then builds', async (t) => {
-  const { node, chain, clock, calls, prebuilds } = setup(0, () => 3);
+/** Runs a sole validator through its first three one-second blocks. */
+async function runThreeBlocks(t: ExecutionContext, node: NodeConsensus, clock: VirtualClock, chain: FakeChain): Promise<void> {
   await node.start();
   await clock.runUntil(Number(T0) * 1000 + 3_500);
   await node.stop();
   t.is(chain.headNumber, 3n);
+}
+
+test('the proposer hands pool transactions to the chain ahead of its block timer, each once, for the block the timer then builds', async (t) => {
+  const { node, chain, clock, calls, prebuilds } = setup(0, () => 3);
+  await runThreeBlocks(t, node, clock, chain);
   for (let n = 1n; n <= 3n; n++) {
     const parent = chain.blockAt(n - 1n)!;
     const forBlock = prebuilds.filter((req) => bytesEqual(req.parentHash, parent.hash()));
@@ -181,6 +203,56 @@ test('the proposer hands pool transactions to the chain ahead of its block timer
   for (let i = 0; i < sequence.length; i++) {
     if (sequence[i] === 'build') t.not(sequence[i + 1], 'prebuild', 'no prebuild between a build and its import');
   }
+});
+
+/**
+ * A pool whose transactions for a height keep arriving: one more every 100 ms of its period (the
+ * period starts at the parent's time), so the build at the timer finds some the chain was not handed.
+ */
+function arriving(): { transactionsAt: (height: bigint) => number; useClock: (clock: { now(): number }) => void } {
+  let clock: { now(): number } | undefined;
+  return {
+    transactionsAt: (height) => Math.max(1, Math.floor((clock!.now() - Number(T0 + height - 1n) * 1000) / 100) + 1),
+    useClock: (c) => {
+      clock = c;
+    },
+  };
+}
+
+const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
+
+test('the build at the timer asks the pool only for what the chain was not handed before; every transaction is in the block once', async (t) => {
+  const pool = arriving();
+  const { node, chain, clock, prebuilds, builds } = setup(0, pool.transactionsAt);
+  pool.useClock(clock);
+  await runThreeBlocks(t, node, clock, chain);
+  for (let n = 1n; n <= 3n; n++) {
+    const parent = chain.blockAt(n - 1n)!;
+    const ahead = prebuilds.filter((req) => bytesEqual(req.parentHash, parent.hash())).flatMap((req) => req.transactions.map((tx) => hex(tx.raw)));
+    const atTimer = builds.filter((req) => req.timestamp === parent.timestamp + 1n).flatMap((req) => req.transactions.map((tx) => hex(tx.raw)));
+    const block = chain.blockAt(n)!;
+    t.true(ahead.length > 0, `block ${n}: some ran ahead of the timer`);
+    t.true(atTimer.length > 0, `block ${n}: some came after the last selection ahead of the timer`);
+    t.false(atTimer.some((raw) => ahead.includes(raw)), `block ${n}: the build was not handed again what ran ahead`);
+    t.is(block.transactionCount, ahead.length + atTimer.length, `block ${n}: each once`);
+  }
+});
+
+test('when the chain no longer holds what ran ahead, the build is dropped and made again from the whole pool', async (t) => {
+  const pool = arriving();
+  const { node, chain, clock, calls, builds } = setup(0, pool.transactionsAt, [VALIDATOR], 2n);
+  pool.useClock(clock);
+  await runThreeBlocks(t, node, clock, chain);
+  const block2 = chain.blockAt(2n)!;
+  const forBlock2 = builds.filter((req) => req.timestamp === chain.blockAt(1n)!.timestamp + 1n);
+  t.is(forBlock2.length, 2, 'built twice');
+  t.true(forBlock2[1]!.transactions.length > forBlock2[0]!.transactions.length, 'the second time from the whole pool');
+  t.is(block2.transactionCount, forBlock2[1]!.transactions.length);
+  const sequence = calls.filter((call) => call !== 'select' && call !== 'prebuild');
+  t.deepEqual(sequence.slice(2, 6), ['build', 'discardBuilt', 'build', 'importCommitted']);
+  const block3Builds = builds.filter((req) => req.timestamp === block2.timestamp + 1n);
+  t.is(block3Builds.length, 1, 'the next height runs ahead as usual');
+  t.true(block3Builds[0]!.transactions.length < chain.blockAt(3n)!.transactionCount);
 });
 
 test('a validator among several hands nothing to the chain ahead of the timer, also where it proposes round 0', async (t) => {

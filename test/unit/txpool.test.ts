@@ -386,6 +386,20 @@ test('selection from an arrival point leaves out earlier arrivals, which still t
   t.deepEqual(p.selectForBlock({ gasLimit: 30_000_000n, maxCount: 3, fromSequence: point }), [a1]);
 });
 
+test('selection from an arrival point takes a transaction that arrived before it but became selectable after it', (t) => {
+  const p = pool();
+  const a0 = feeMarketTx(1, 0, 1000n, 50n);
+  const a2 = feeMarketTx(1, 2, 1000n, 50n);
+  for (const tx of [a0, a2]) p.add(tx, ctx());
+  const point = p.arrivalSequence;
+  t.deepEqual(p.selectForBlock({ gasLimit: 30_000_000n, maxCount: 100 }), [a0], 'a2 waits behind the gap');
+  // a1 fills the gap: a2 arrived before the point, but could not be selected then.
+  const a1 = feeMarketTx(1, 1, 1000n, 50n);
+  p.add(a1, ctx());
+  t.deepEqual(p.selectForBlock({ gasLimit: 30_000_000n, maxCount: 100, fromSequence: point }), [a1, a2]);
+  t.deepEqual(p.selectForBlock({ gasLimit: 30_000_000n, maxCount: 100, fromSequence: p.arrivalSequence }), [], 'nothing new after that');
+});
+
 test('selection skips transactions that cannot pay the base fee, with their successors', (t) => {
   const p = pool();
   const a0 = feeMarketTx(1, 0, 500n, 5n);

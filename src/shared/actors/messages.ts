@@ -75,7 +75,10 @@ export interface BlockSelection {
   maxCount: number;
   gasLimit: bigint;
   baseFee?: bigint;
-  /** Only transactions that arrived at or after this point of the pool's arrival order. */
+  /**
+   * Only transactions that became selectable (arrived, or had the gap before them filled) at or after
+   * this point of the pool's arrival order: the `nextSequence` an earlier selection answered.
+   */
   fromSequence?: number;
 }
 
