@@ -13,10 +13,9 @@
  */
 import { RLP } from '@ethereumjs/rlp';
 import { encodeRlp } from '../shared/ethereum/rlp-encode.js';
+import type { RlpInput } from '../shared/ethereum/rlp-encode.js';
 import type { NestedUint8Array } from '@ethereumjs/rlp';
-// noble's keccak, as the block hashes (qbft/block-hash.ts): a handful of messages per block, and
-// hash-wasm's WebAssembly (shared/ethereum/keccak.ts, for the chain's tries) costs a thread ~1.3 MB.
-import { keccak_256 as keccak256 } from '@noble/hashes/sha3.js';
+import { keccak_256 as nobleKeccak256 } from '@noble/hashes/sha3.js';
 
 import { QbftBlock, QbftBlockError } from '../shared/qbft/block.js';
 import { BftExtraDataError } from '../shared/qbft/extra-data.js';
@@ -71,7 +70,7 @@ export interface Signed<P> {
   readonly signature: Uint8Array;
   readonly author: Uint8Array;
   /** The payload's RLP values, embedded unchanged wherever the signed payload is re-sent. */
-  readonly payloadValues: NestedUint8Array;
+  readonly payloadValues: readonly RlpInput[];
 }
 
 interface MessageBase {
@@ -226,15 +225,43 @@ function decodeSignature(item: Uint8Array | NestedUint8Array | undefined, what: 
 // ---------------------------------------------------------------------------------------------
 
 /** keccak(RLP([code, payload])) — what an author signs (§4.2). */
-export function signedHash(code: MessageCodeValue, payloadValues: NestedUint8Array): Uint8Array {
-  return keccak256(encodeRlp([Uint8Array.of(code), payloadValues]));
+export function signedHash(code: MessageCodeValue, payloadValues: readonly RlpInput[]): Uint8Array {
+  return payloadKeccak(encodeRlp([Uint8Array.of(code), payloadValues]));
 }
 
-function sign<P>(code: MessageCodeValue, payload: P, payloadValues: NestedUint8Array, nodeKey: Uint8Array, author: Uint8Array): Signed<P> {
+/**
+ * Most payloads are a few hundred bytes: noble's JavaScript keccak hashes them, as it does the block
+ * hashes (qbft/block-hash.ts). A proposal carries its block: 300 kB for 2,500 transfers took noble
+ * 10–23 ms, hash-wasm's WebAssembly (shared/ethereum/keccak.ts) 1–2 ms, once by the proposer and
+ * once by each validator. The WebAssembly costs a thread ~1.3 MB, so it is loaded at the first
+ * payload that large (noble hashes that one) and used for large ones from then on.
+ */
+const LARGE_PAYLOAD_BYTES = 16 * 1024;
+let wasmKeccak256: ((data: Uint8Array) => Uint8Array) | undefined;
+let wasmKeccakLoading: Promise<void> | undefined;
+
+function payloadKeccak(data: Uint8Array): Uint8Array {
+  if (data.length < LARGE_PAYLOAD_BYTES) return nobleKeccak256(data);
+  if (wasmKeccak256) return wasmKeccak256(data);
+  wasmKeccakLoading ??= import('../shared/ethereum/keccak.js').then(
+    (module) => {
+      wasmKeccak256 = module.keccak256;
+    },
+    () => undefined, // noble goes on hashing them
+  );
+  return nobleKeccak256(data);
+}
+
+/** Which keccak hashes large payloads now, and the loading of the WebAssembly one if it started (for tests). */
+export function largePayloadKeccak(): { engine: 'noble' | 'wasm'; loading: Promise<void> | undefined } {
+  return { engine: wasmKeccak256 ? 'wasm' : 'noble', loading: wasmKeccakLoading };
+}
+
+function sign<P>(code: MessageCodeValue, payload: P, payloadValues: readonly RlpInput[], nodeKey: Uint8Array, author: Uint8Array): Signed<P> {
   return { payload, payloadValues, signature: signHash(signedHash(code, payloadValues), nodeKey), author };
 }
 
-function recoverAuthor(code: MessageCodeValue, payloadValues: NestedUint8Array, signature: Uint8Array): Uint8Array {
+function recoverAuthor(code: MessageCodeValue, payloadValues: readonly RlpInput[], signature: Uint8Array): Uint8Array {
   try {
     return recoverSealSigner(signedHash(code, payloadValues), signature);
   } catch {
@@ -242,7 +269,7 @@ function recoverAuthor(code: MessageCodeValue, payloadValues: NestedUint8Array, 
   }
 }
 
-function signedValues(signed: Signed<unknown>): NestedUint8Array {
+function signedValues(signed: Signed<unknown>): RlpInput[] {
   return [signed.payloadValues, signed.signature];
 }
 
@@ -315,8 +342,8 @@ function decodeRoundChangePayload(values: NestedUint8Array): RoundChangePayload 
 /** The block-access-list slot: always absent (`0x80`) on QBFT chains; a present list is out of scope. */
 const NO_BLOCK_ACCESS_LIST = EMPTY;
 
-function proposalPayloadValues(p: ProposalPayload, legacyForm: boolean): NestedUint8Array {
-  const values: NestedUint8Array = [encodeScalar(p.height), encodeRound(p.round), p.block.values()];
+function proposalPayloadValues(p: ProposalPayload, legacyForm: boolean): RlpInput[] {
+  const values: RlpInput[] = [encodeScalar(p.height), encodeRound(p.round), p.block.values()];
   if (!legacyForm) values.push(NO_BLOCK_ACCESS_LIST);
   return values;
 }
@@ -357,14 +384,14 @@ export interface Signer {
 
 export function createPrepare(signer: Signer, payload: PreparePayload): PrepareMessage {
   const signed = sign(MessageCode.PREPARE, payload, preparePayloadValues(payload), signer.key, signer.address);
-  return { code: MessageCode.PREPARE, signed, data: RLP.encode(signedValues(signed)) };
+  return { code: MessageCode.PREPARE, signed, data: encodeRlp(signedValues(signed)) };
 }
 
 /** A Commit for `digest`, sealing it with the signer's key. */
 export function createCommit(signer: Signer, height: bigint, round: number, digest: Uint8Array, commitSeal = signHash(digest, signer.key)): CommitMessage {
   const payload: CommitPayload = { height, round, digest, commitSeal };
   const signed = sign(MessageCode.COMMIT, payload, commitPayloadValues(payload), signer.key, signer.address);
-  return { code: MessageCode.COMMIT, signed, data: RLP.encode(signedValues(signed)) };
+  return { code: MessageCode.COMMIT, signed, data: encodeRlp(signedValues(signed)) };
 }
 
 /** What a round change carries when its author has prepared a block at this height. */
@@ -392,10 +419,10 @@ export function createRoundChange(
   const signed = sign(MessageCode.ROUND_CHANGE, payload, roundChangePayloadValues(payload), signer.key, signer.address);
   const prepares = certificate ? [...certificate.prepares] : [];
   const legacyForm = options.legacyForm ?? false;
-  const items: NestedUint8Array = [signedValues(signed), certificate ? certificate.block.values() : []];
+  const items: RlpInput[] = [signedValues(signed), certificate ? certificate.block.values() : []];
   if (!legacyForm) items.push(NO_BLOCK_ACCESS_LIST);
   items.push(prepares.map(signedValues));
-  const message: RoundChangeMessage = { code: MessageCode.ROUND_CHANGE, signed, prepares, legacyForm, data: RLP.encode(items) };
+  const message: RoundChangeMessage = { code: MessageCode.ROUND_CHANGE, signed, prepares, legacyForm, data: encodeRlp(items) };
   return certificate ? { ...message, preparedBlock: certificate.block } : message;
 }
 

@@ -7,7 +7,8 @@ import { RLP } from '@ethereumjs/rlp';
 import type { NestedUint8Array } from '@ethereumjs/rlp';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 
-import { QbftBlock } from '../../src/shared/qbft/block.js';
+import { encodeRlp } from '../../src/shared/ethereum/rlp-encode.js';
+import { QbftBlock, QbftBlockError } from '../../src/shared/qbft/block.js';
 import {
   MessageCode,
   QbftMessageError,
@@ -16,6 +17,7 @@ import {
   createProposal,
   createRoundChange,
   decodeMessage,
+  largePayloadKeccak,
   signedHash,
 } from '../../src/consensus/messages.js';
 import type { ProposalMessage, RoundChangeMessage, Signer } from '../../src/consensus/messages.js';
@@ -93,7 +95,7 @@ const PREPARE_DATA =
 
 test('§4.5 PREPARE by key 1, round 0: payload, signed hash, signature, message data', (t) => {
   const prepare = createPrepare(signer(1), { height: 1n, round: 0, digest: bytes(DIGEST) });
-  t.is(hex(RLP.encode(prepare.signed.payloadValues)), PREPARE_PAYLOAD);
+  t.is(hex(encodeRlp(prepare.signed.payloadValues)), PREPARE_PAYLOAD);
   t.is(hex(signedHash(MessageCode.PREPARE, prepare.signed.payloadValues)), PREPARE_HASH);
   t.is(hex(prepare.signed.signature), PREPARE_SIGNATURE);
   t.is(hex(prepare.data), PREPARE_DATA);
@@ -120,7 +122,7 @@ const COMMIT_DATA =
 test('§4.5 COMMIT by key 1, round 0: commit seal, payload, signed hash, signature, message data', (t) => {
   const commit = createCommit(signer(1), 1n, 0, bytes(DIGEST));
   t.is(hex(commit.signed.payload.commitSeal), COMMIT_SEAL);
-  t.is(hex(RLP.encode(commit.signed.payloadValues)), COMMIT_PAYLOAD);
+  t.is(hex(encodeRlp(commit.signed.payloadValues)), COMMIT_PAYLOAD);
   t.is(hex(signedHash(MessageCode.COMMIT, commit.signed.payloadValues)), COMMIT_HASH);
   t.is(hex(commit.signed.signature), COMMIT_SIGNATURE);
   t.is(hex(commit.data), COMMIT_DATA);
@@ -147,7 +149,7 @@ const RC2_DATA_LEGACY =
 
 test('§4.5 ROUND_CHANGE by key 2 to round 1, not prepared: both forms', (t) => {
   const rc = createRoundChange(signer(2), 1n, 1);
-  t.is(hex(RLP.encode(rc.signed.payloadValues)), RC2_PAYLOAD);
+  t.is(hex(encodeRlp(rc.signed.payloadValues)), RC2_PAYLOAD);
   t.is(hex(signedHash(MessageCode.ROUND_CHANGE, rc.signed.payloadValues)), RC2_HASH);
   t.is(hex(rc.signed.signature), RC2_SIGNATURE);
   t.is(hex(rc.data), RC2_DATA);
@@ -173,7 +175,7 @@ test('§4.5 ROUND_CHANGE by key 3 to round 1, prepared at round 0, with block an
   const block = block1();
   const prepares = [4, 2, 3].map((n) => createPrepare(signer(n), { height: 1n, round: 0, digest: block.digest() }).signed);
   const rc = createRoundChange(signer(3), 1n, 1, { block, prepares, round: 0 });
-  t.is(hex(RLP.encode(rc.signed.payloadValues)), RC3_PAYLOAD);
+  t.is(hex(encodeRlp(rc.signed.payloadValues)), RC3_PAYLOAD);
   t.is(hex(signedHash(MessageCode.ROUND_CHANGE, rc.signed.payloadValues)), RC3_HASH);
   t.is(hex(rc.signed.signature), RC3_SIGNATURE);
 
@@ -254,6 +256,64 @@ test('§4.5 PROPOSAL ≤25.12 form: its hash and signature, and it is verified o
   // What current Besu does instead (§4.4): re-encode as 4 items and recover a random author.
   const fourItemHash = signedHash(MessageCode.PROPOSAL, [...decoded.signed.payloadValues, new Uint8Array(0)]);
   t.is(hex(recoverSealSigner(fourItemHash, decoded.signed.signature)), '0xaf133240fa68ac39a6cd8446a9b536fc1f298786');
+});
+
+/** Block 1 of vector B with `count` stand-in transactions (typed-transaction byte strings) in its body. */
+function block1With(count: number): QbftBlock {
+  const [header] = block1().values() as [Uint8Array[]];
+  const transactions = Array.from({ length: count }, (_, i) => Uint8Array.from({ length: 60 + (i % 90) }, (_, j) => (j === 0 ? 2 : (i * 7 + j) % 256)));
+  return QbftBlock.fromValues([header, transactions, [], []]);
+}
+
+test('a block read from its RLP, body left encoded, makes the same bytes, proposal and round change as the block from values', (t) => {
+  for (const count of [0, 1, 3000]) {
+    const fromValues = block1With(count);
+    const encoded = fromValues.encode();
+    const fromRlp = QbftBlock.fromRlp(encoded);
+    t.deepEqual(fromRlp.encode(), encoded, `${count} transactions: the same bytes`);
+    t.is(fromRlp.transactionCount, count);
+    t.is(fromRlp.bodyListLength(1), 0, 'no ommers');
+    t.deepEqual(fromRlp.body, fromValues.body, 'the body decodes when read');
+    t.deepEqual(fromRlp.hash(), fromValues.hash());
+    t.deepEqual(createProposal(signer(4), 1n, 0, fromRlp).data, createProposal(signer(4), 1n, 0, fromValues).data);
+    const seals = [signHash(fromRlp.digest(), signer(4).key)];
+    t.deepEqual(fromRlp.withSeals(seals).encode(), fromValues.withSeals(seals).encode(), 'sealed');
+    const prepares = [createPrepare(signer(3), { height: 1n, round: 0, digest: fromRlp.digest() }).signed];
+    t.deepEqual(
+      createRoundChange(signer(3), 1n, 1, { block: fromRlp, prepares, round: 0 }).data,
+      createRoundChange(signer(3), 1n, 1, { block: fromValues, prepares, round: 0 }).data,
+    );
+  }
+  // Vector B's proposal from the block's RLP.
+  t.is(hex(createProposal(signer(4), 1n, 0, QbftBlock.fromRlp(block1().encode())).data), hex(bytes(PROPOSAL_DATA)));
+});
+
+test('a proposal carrying a large block is hashed by the WebAssembly keccak once it has loaded, to the same hash', async (t) => {
+  const block = block1With(3000);
+  const proposal = createProposal(signer(4), 1n, 0, block);
+  const nobleHash = keccak_256(encodeRlp([Uint8Array.of(MessageCode.PROPOSAL), proposal.signed.payloadValues]));
+  t.deepEqual(signedHash(MessageCode.PROPOSAL, proposal.signed.payloadValues), nobleHash);
+  const { loading } = largePayloadKeccak();
+  t.truthy(loading, 'a payload that large starts loading it');
+  await loading;
+  t.is(largePayloadKeccak().engine, 'wasm');
+  t.deepEqual(signedHash(MessageCode.PROPOSAL, proposal.signed.payloadValues), nobleHash);
+  const decoded = decodeMessage(MessageCode.PROPOSAL, proposal.data) as ProposalMessage;
+  t.deepEqual(decoded.signed.author, signer(4).address, 'its signature verifies with either');
+});
+
+test('a malformed block RLP is refused with QbftBlockError', (t) => {
+  const encoded = block1With(2).encode();
+  const [header] = block1().values() as [Uint8Array[]];
+  for (const bad of [
+    encoded.subarray(0, encoded.length - 1),
+    RLP.encode([header, []]),
+    RLP.encode([header, Uint8Array.of(1, 2), []]),
+    RLP.encode([header.slice(0, 10), [], []]),
+    RLP.encode(Uint8Array.of(1, 2, 3)),
+  ]) {
+    t.throws(() => QbftBlock.fromRlp(bad), { instanceOf: QbftBlockError });
+  }
 });
 
 test('a round-1 proposal carries its round-change payloads and prepares and decodes back', (t) => {

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { RLP } from '@ethereumjs/rlp';
-import { encodeRlp, type RlpInput } from '../../src/shared/ethereum/rlp-encode.js';
+import { RlpEncoded, encodeRlp, type RlpInput } from '../../src/shared/ethereum/rlp-encode.js';
 
 /** A deterministic generator, so that a failure can be replayed. */
 function random(seed: number): () => number {
@@ -32,4 +32,13 @@ test('the same bytes as @ethereumjs/rlp for byte strings and lists at every leng
   t.deepEqual(encodeRlp([]), Uint8Array.of(0xc0));
   const long = [new Uint8Array(60)];
   t.deepEqual(encodeRlp(long).subarray(0, 3), Uint8Array.of(0xf8, 62, 0xb8));
+});
+
+test('an item given already encoded is written as it is: the same bytes as the value it encodes', (t) => {
+  const next = random(11);
+  for (let i = 0; i < 200; i++) {
+    const items = Array.from({ length: 1 + Math.floor(next() * 4) }, () => randomValue(next, 3));
+    const asEncoded = items.map((item, k) => (k % 2 === 0 ? new RlpEncoded(encodeRlp(item)) : item));
+    t.deepEqual(encodeRlp(asEncoded), RLP.encode(items as Parameters<typeof RLP.encode>[0]), `list ${i}`);
+  }
 });

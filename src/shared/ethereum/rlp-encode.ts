@@ -5,7 +5,15 @@
  * allocating an array per item: 16–45 ms for those receipts, on the chain thread, after the block timer.
  * The output is byte for byte what `RLP.encode` gives (test/unit/rlp-encode.test.ts).
  */
-export type RlpInput = Uint8Array | readonly RlpInput[];
+export type RlpInput = Uint8Array | RlpEncoded | readonly RlpInput[];
+
+/**
+ * An item that is RLP-encoded already (a block's transaction list, taken from the bytes it came in),
+ * written as it is: wrapping it costs a copy, not a decode and a re-encode.
+ */
+export class RlpEncoded {
+  constructor(readonly encoded: Uint8Array) {}
+}
 
 export function encodeRlp(value: RlpInput, typePrefix?: number): Uint8Array {
   // An EIP-2718 type byte before the encoding (a typed receipt), written into the same buffer.
@@ -24,6 +32,7 @@ function payloadLength(list: readonly RlpInput[]): number {
 }
 
 function encodedLength(value: RlpInput): number {
+  if (value instanceof RlpEncoded) return value.encoded.length;
   if (value instanceof Uint8Array) {
     if (value.length === 1 && value[0]! < 0x80) return 1;
     return headerLength(value.length) + value.length;
@@ -54,6 +63,10 @@ function writeHeader(out: Uint8Array, offset: number, length: number, shortBase:
 }
 
 function write(value: RlpInput, out: Uint8Array, offset: number): number {
+  if (value instanceof RlpEncoded) {
+    out.set(value.encoded, offset);
+    return offset + value.encoded.length;
+  }
   if (value instanceof Uint8Array) {
     if (value.length === 1 && value[0]! < 0x80) {
       out[offset] = value[0]!;

@@ -62,8 +62,7 @@ export function checkHeaderRules(block: QbftBlock, ctx: HeaderRuleContext, check
   if (!bytesEqual(block.field(HeaderField.mixHash), QBFT_MIX_HASH)) return 'mixHash is not the QBFT constant';
   if (block.scalar(HeaderField.difficulty) !== 1n) return 'difficulty is not 1';
   if (!bytesEqual(block.field(HeaderField.ommersHash), EMPTY_LIST_HASH)) return 'ommers hash is not the empty list hash';
-  const ommers = block.body[1];
-  if (Array.isArray(ommers) && ommers.length > 0) return 'a QBFT block has no ommers';
+  if (block.bodyListLength(1) > 0) return 'a QBFT block has no ommers';
 
   const extra = block.extraData;
   if (ctx.mode === 'contract') {
