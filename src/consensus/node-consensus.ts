@@ -199,19 +199,16 @@ export class NodeConsensus {
       handover && handover.timestamp === request.timestamp && bytesEqual(handover.parentHash, request.parentHash) && bytesEqual(request.coinbase, this.controller.address)
         ? handover
         : undefined;
-    let built: BuiltBlockInfo;
-    if (ahead) {
-      // Only what the chain was not handed yet: what it ran is in its open block.
-      const { transactions } = await this.chain.selectTransactions({ ...selection, fromSequence: ahead.fromSequence });
-      built = await buildFrom([...ahead.queued, ...transactions]);
-      if (built.executedAhead !== ahead.executed) {
-        // The chain no longer held the block it ran them into: build it again from the whole pool.
-        await this.chain.discardBuilt();
-        built = await buildFrom((await this.chain.selectTransactions(selection)).transactions);
-      }
-    } else {
-      built = await buildFrom((await this.chain.selectTransactions(selection)).transactions);
+    const select = async (fromSequence?: number) =>
+      (await this.chain.selectTransactions(fromSequence === undefined ? selection : { ...selection, fromSequence })).transactions;
+    // Only what the chain was not handed yet: what it ran is in its open block.
+    let built = ahead ? await buildFrom([...ahead.queued, ...(await select(ahead.fromSequence))]) : undefined;
+    if (ahead && built && built.executedAhead !== ahead.executed) {
+      // The chain no longer held the block it ran them into: build it again from the whole pool.
+      await this.chain.discardBuilt();
+      built = undefined;
     }
+    built ??= await buildFrom(await select());
     if (built.rejected.length > 0) await this.chain.reportRejected(built.rejected);
     if (built.executedAhead > 0) this.log(`QBFT: ${built.executedAhead} of block ${request.height}'s ${built.txCount} transactions ran ahead of its timer`, 'debug');
     return QbftBlock.fromRlp(built.rlp);
