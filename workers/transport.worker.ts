@@ -28,6 +28,7 @@ import type { Json, Wire } from '../src/shared/rpc/types.js';
 import type { JsonText } from '../src/shared/rpc/json-text.js';
 import type { RpcCall } from '../src/shared/actors/messages.js';
 import { HeadReader } from '../src/shared/shared-memory/head-view.js';
+import { rememberAbsentReceipts } from '../src/transport/absent-receipts.js';
 import { raiseReaderDemand } from '../src/shared/shared-memory/reader-demand.js';
 import { loadTransportEngine, type GraphqlServerHandle, type HttpServerHandle, type WsServerHandle } from '../src/transport/engine.js';
 import { startIpcServer, type IpcServerHandle } from '../src/transport/ipc-server.js';
@@ -107,7 +108,7 @@ exposeControl('transport', {
         ...(data.metricsService === undefined ? {} : { metrics: data.metricsService }),
         ...(data.p2p === undefined ? {} : { p2p: data.p2p }),
       });
-    const toActor = async (owner: keyof typeof actors | 'reader', method: string, params: Wire): Promise<RpcOutcome> => {
+    const askActor = async (owner: keyof typeof actors | 'reader', method: string, params: Wire): Promise<RpcOutcome> => {
       try {
         const channel: { request(type: 'rpc', body: RpcCall): Promise<JsonText> } | undefined = owner === 'reader' ? readerChannel() : actors[owner];
         if (channel === undefined) return { error: RpcErrors.P2P_DISABLED };
@@ -116,6 +117,7 @@ exposeControl('transport', {
         return { error: err instanceof RemoteError ? err.error : toRpcErrorObject(err) };
       }
     };
+    const toActor = rememberAbsentReceipts(askActor, head);
 
     // GraphQL (its schema and the graphql library) and authentication (jose, a login pool) load only on a
     // thread that serves them: each costs a thread several MB of RSS (bench/node-memory.ts).

@@ -519,6 +519,7 @@ export function createMethodCaller(options: MethodCallerOptions): RpcCaller {
   };
 }
 
-function isNullResult(outcome: RpcOutcome): boolean {
+/** A result of null, as an object or as JSON text. */
+export function isNullResult(outcome: RpcOutcome): boolean {
   return ('result' in outcome && outcome.result === null) || ('resultJson' in outcome && outcome.resultJson === 'null');
 }

@@ -57,6 +57,14 @@ export class HeadReader extends HeadViews {
     return Atomics.load(this.number, 0);
   }
 
+  /**
+   * Changes at every publish: the same even value before and after a piece of work means no head was
+   * published meanwhile. 0 before the first publish, odd while one is in progress.
+   */
+  version(): number {
+    return Atomics.load(this.sequence, 0);
+  }
+
   /** A consistent (number, hash) pair, or null before the first publish. */
   read(): ChainHead | null {
     for (;;) {
