@@ -18,8 +18,9 @@ import type { ActorSend } from './local-methods.js';
 import { isNullResult, type RpcOutcome } from './jsonrpc.js';
 import type { HeadReader } from '../shared/shared-memory/head-view.js';
 import type { TransactionHashParams } from '../shared/rpc/methods/param-shapes.js';
+import { RecentKeys } from '../shared/util/recent-keys.js';
 
-/** More distinct hashes than any client polls in one block time; reaching it forgets them all. */
+/** More distinct hashes than any client polls in one block time; past it the oldest are forgotten. */
 const DEFAULT_CAPACITY = 8192;
 
 const NULL_OUTCOME: RpcOutcome = { result: null };
@@ -27,10 +28,11 @@ const NULL_OUTCOME: RpcOutcome = { result: null };
 /** `send`, answering eth_getTransactionReceipt itself for a hash the chain had no receipt for at the current head. */
 export function rememberAbsentReceipts(send: ActorSend, head: HeadReader, capacity = DEFAULT_CAPACITY): ActorSend {
   let rememberedAt = 0;
-  const absent = new Set<string>();
-  const current = (version: number): Set<string> => {
+  let absent = new RecentKeys(capacity);
+  /** The misses remembered at head `version`: none once another head is published. */
+  const absentAt = (version: number): RecentKeys => {
     if (version !== rememberedAt) {
-      absent.clear();
+      absent = new RecentKeys(capacity);
       rememberedAt = version;
     }
     return absent;
@@ -42,14 +44,9 @@ export function rememberAbsentReceipts(send: ActorSend, head: HeadReader, capaci
     // 0: no head published yet; odd: a publish is in progress.
     const usable = before !== 0 && (before & 1) === 0;
     const key = Buffer.from((params as unknown as TransactionHashParams).hash).toString('latin1');
-    if (usable && current(before).has(key)) return NULL_OUTCOME;
+    if (usable && absentAt(before).has(key)) return NULL_OUTCOME;
     const outcome = await send(owner, method, params);
-    if (usable && isNullResult(outcome) && head.version() === before) {
-      const set = current(before);
-      if (set.size >= capacity) set.clear();
-      set.add(key);
-    }
+    if (usable && isNullResult(outcome) && head.version() === before) absentAt(before).add(key);
     return outcome;
   };
 }
-

@@ -23,11 +23,9 @@ test('a receipt polled after the head reached its block is there; misses before 
   const wallet = new Wallet(DEV_ACCOUNTS[0]!.privateKey);
   const recipient = Wallet.createRandom().address;
   const COUNT = 30;
-  const raw = await Promise.all(
-    Array.from({ length: COUNT }, (_, nonce) =>
-      wallet.signTransaction({ type: 2, chainId: 1337n, nonce, to: recipient, value: 1n, gasLimit: 21_000n, maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 1n }),
-    ),
-  );
+  const transfer = (nonce: number) =>
+    wallet.signTransaction({ type: 2, chainId: 1337n, nonce, to: recipient, value: 1n, gasLimit: 21_000n, maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 1n });
+  const raw = await Promise.all(Array.from({ length: COUNT }, (_, nonce) => transfer(nonce)));
   // Half now, half after the next block: the second half is polled for across at least one new head.
   const hashes: string[] = [];
   for (const tx of raw.slice(0, COUNT / 2)) hashes.push(await node.rpc<string>('eth_sendRawTransaction', [tx]));
@@ -58,7 +56,7 @@ test('a receipt polled after the head reached its block is there; misses before 
   t.deepEqual(stale, [], 'no miss answered once the head had reached the block');
 
   // A real client's wait: ethers polls the receipt as blocks arrive.
-  const next = await provider.broadcastTransaction(await wallet.signTransaction({ type: 2, chainId: 1337n, nonce: COUNT, to: recipient, value: 1n, gasLimit: 21_000n, maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 1n }));
+  const next = await provider.broadcastTransaction(await transfer(COUNT));
   const mined = await next.wait(1, 20_000);
   t.is(mined?.status, 1);
   t.is(await provider.getBalance(recipient), BigInt(COUNT + 1));
