@@ -54,10 +54,15 @@ export class RssSampler {
 /** Clock ticks per second of /proc/<pid>/stat times (USER_HZ; 100 on Linux for every mainstream architecture). */
 const USER_HZ = 100;
 
-/** User + system CPU ms of a /proc stat line (a process's or a thread's). */
-function statCpuMs(stat: string): number {
+/** The fields of a /proc stat line (a process's or a thread's) from field 3 (state) on. */
+function statFields(stat: string): string[] {
   // The command name (field 2) may contain spaces; the fields after its closing parenthesis are fixed.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
+/** User + system CPU ms of a /proc stat line. */
+function statCpuMs(stat: string): number {
+  const fields = statFields(stat);
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / USER_HZ;
 }
 
@@ -72,10 +77,10 @@ export function readCpuMs(pid: number): number | undefined {
 
 /**
  * Each thread of `pid`: its name (the node names its threads: chain, txpool, transport-0, tx-decode… —
- * src/shared/util/thread-name.ts; V8's and libuv's own threads are all `node`) and its CPU time so far
- * (user + system, ms). Empty when /proc is unavailable or the process is gone.
+ * src/shared/util/thread-name.ts; V8's and libuv's own threads are all `node`), its CPU time so far
+ * (user + system, ms) and its niceness. Empty when /proc is unavailable or the process is gone.
  */
-export function readThreads(pid: number): { name: string; cpuMs: number }[] {
+export function readThreads(pid: number): { name: string; cpuMs: number; nice: number }[] {
   let tids: string[];
   try {
     tids = readdirSync(`/proc/${pid}/task`);
@@ -85,7 +90,7 @@ export function readThreads(pid: number): { name: string; cpuMs: number }[] {
   return tids.flatMap((tid) => {
     try {
       const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'latin1');
-      return [{ name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), cpuMs: statCpuMs(stat) }];
+      return [{ name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), cpuMs: statCpuMs(stat), nice: Number(statFields(stat)[16]) }];
     } catch {
       // The thread ended between the listing and the read.
       return [];

@@ -7,23 +7,19 @@
 // First, before @noble/hashes is evaluated in this thread (see hex-builtins.ts).
 import '../../src/shared/util/hex-builtins.js';
 import { readFile } from 'node:fs/promises';
-import { setPriority } from 'node:os';
 import { nameThisThread } from '../../src/shared/util/thread-name.js';
+import { setThreadNiceness } from '../../src/shared/util/thread-priority.js';
 import { checkLogin, type LoginCheckResult } from '../../src/tasks/credentials-login.js';
 
 nameThisThread('login');
 
 /**
  * Linux niceness of this thread (0 normal, 19 lowest). At 10 a busy login thread gets about a tenth of a
- * core that JSON-RPC threads also want, and all of a core they leave idle. On Linux the call without a
- * pid sets the calling thread only.
+ * core that JSON-RPC threads also want, and all of a core they leave idle.
  */
 const LOGIN_THREAD_NICENESS = 10;
-try {
-  setPriority(LOGIN_THREAD_NICENESS);
-} catch {
-  // Not permitted on this platform: the pool still keeps bcrypt off the transport threads.
-}
+// Where it cannot be set (off Linux), the pool still keeps bcrypt off the transport threads.
+setThreadNiceness(LOGIN_THREAD_NICENESS);
 
 export interface CredentialsLoginInput {
   credentialsFile: string;
