@@ -6,7 +6,7 @@
  * recipient each (two balance slots, one of them new, and one Transfer event). Prints figures;
  * asserts nothing.
  *
- *   npm run build && node dist/bench/tx-throughput.js [--senders=200] [--txs=10000] [--concurrency=64] [--workloads=erc20]
+ *   npm run build && node dist/bench/tx-throughput.js [--senders=200] [--txs=10000] [--concurrency=64] [--workloads=erc20] [--phase=0.25]
  */
 import { resolve } from 'node:path';
 import { getCreateAddress, hexlify, randomBytes, toBeHex, zeroPadValue } from 'ethers';
@@ -18,7 +18,7 @@ import { onCleanup, runBenchmark } from './lib/cleanup.js';
 import { startBenchNode } from './lib/dev-node.js';
 import { fixed, log, megabytes, printTable, rate } from './lib/format.js';
 import { jsonPostRequest, rpcBody, RpcClient, runClosedLoop, type LoadJob } from './lib/http-client.js';
-import { blockFill, includedRate, sendAllOrThrow, startInclusionWatch, tallyError, waitForNonces, type InclusionFigures } from './lib/tx-load.js';
+import { blockFill, includedRate, sendAllOrThrow, sleep, startInclusionWatch, tallyError, waitForNonces, type InclusionFigures } from './lib/tx-load.js';
 import { readCpuMs, readThreadCpuMs, RssSampler, threadCpuSince } from './lib/proc.js';
 import { HEAP_SNAPSHOT_DIR_ENV } from '../src/main/supervisor/memory.js';
 import { describeNodeMemory, NodeMemoryLog } from './lib/node-memory-log.js';
@@ -54,8 +54,17 @@ const flags = parseFlags('dist/bench/tx-throughput.js', {
   'node-args': { default: '', description: "more node options, space-separated (e.g. '--metrics-enabled')" },
   build: { default: '', description: "another checkout's directory whose built node runs instead of this one (e.g. main's, to compare)" },
   workloads: { default: WORKLOADS.join(','), description: `comma-separated, run in this order: ${WORKLOADS.join(', ')}` },
+  phase: {
+    default: 0,
+    min: 0,
+    description: 'start each burst this many seconds (0–1) before the next whole second, where a one-second QBFT block timer fires; 0: as soon as signed',
+  },
   'max-seconds': { default: 300, min: 10, description: 'ceiling on the whole run' },
 });
+if (flags.phase >= 1) {
+  process.stderr.write(`--phase must be below 1 (a fraction of the one-second block period), got ${flags.phase}\n`);
+  process.exit(2);
+}
 const workloads = flags.workloads.split(',').map((name) => {
   const known = WORKLOADS.find((w) => w.toLowerCase() === name.trim().toLowerCase());
   if (known === undefined) {
@@ -298,6 +307,10 @@ async function runWorkload(
   let accepted = 0;
   let hashMismatches = 0;
 
+  // The dev network's block timer fires on whole seconds: how long before it a burst starts decides
+  // whether its last transactions wait for the next period, the largest spread between runs.
+  if (flags.phase > 0) await sleep((2_000 - flags.phase * 1_000 - (Date.now() % 1_000)) % 1_000);
+  const firstSendWallMs = Date.now();
   const { submissionStarted, submissionEnded, result: watching } = startInclusionWatch(HOST, port, {
     fromBlock,
     pending,
@@ -331,6 +344,7 @@ async function runWorkload(
   submissionEnded();
   const submissionEndedWallMs = Date.now();
   const latency = summarizeLatencies(latencies);
+  log(`first send ${1_000 - (firstSendWallMs % 1_000)} ms before the next whole second (a one-second period's block timer)`);
   log(
     `submitted: ${accepted} accepted of ${signed.length} in ${fixed(submission.wallMs / 1000, 2)} s → ${fixed(rate(accepted, submission.wallMs))} tx/s; ` +
       `latency p50 ${fixed(latency.p50, 2)} ms, p90 ${fixed(latency.p90, 2)} ms, p99 ${fixed(latency.p99, 2)} ms, max ${fixed(latency.max, 2)} ms`,
