@@ -90,7 +90,6 @@ exposeControl('consensus', {
         headers: (from, to) => chain.request('headers', { from, to }),
         headerByHash: (hash) => chain.request('headerByHash', { hash }),
         call: (blockNumber, to, callData) => chain.request('call', { blockNumber, to, data: callData }),
-        chainPriority: async (behindClients) => (await chain.request('chainPriority', { behindClients })).applied,
       },
       peerNetwork(p2p),
       systemClock,

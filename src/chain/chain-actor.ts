@@ -12,7 +12,6 @@ import type { Genesis } from '../shared/ethereum/genesis.js';
 import { serveMethodsAsJsonText } from '../shared/rpc/dispatch.js';
 import type { JsonTextServer } from '../shared/rpc/dispatch.js';
 import type { Logger } from '../shared/util/log.js';
-import { setThreadNiceness } from '../shared/util/thread-priority.js';
 import { bodiesFor, headersFor, importSyncedBlocks } from './block-serving.js';
 import { BlockPublisher } from './block-publisher.js';
 import { LogFeed } from './log-feed.js';
@@ -48,21 +47,6 @@ function ownBytes(bytes: Uint8Array | undefined): Uint8Array | null {
   if (bytes === undefined) return null;
   return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : bytes.slice();
 }
-
-/**
- * The chain thread's niceness while it runs behind the threads that serve clients (`chainPriority`,
- * asked by consensus while this node is the sole validator). A burst of transactions keeps every thread
- * of the node busy: the transports, the decoding thread and the pool admit each one while the chain
- * executes them into the next block. At equal priority the kernel shares the CPU out evenly, so
- * clients' `eth_sendRawTransaction` waited behind block execution, which no one else is waiting for
- * on a sole validator: the block goes out at its timer, with whatever the chain has executed by then,
- * and the chain catches up once the burst is admitted. At 5 it gets about a third of the share of a
- * thread at 0 when the CPU is contended, and all the CPU the others leave idle. Measured: admission
- * and send latency gain, and a burst that outlasts the timer is included a few percent later on
- * average (CHANGELOG). Not for a validator among several: the others wait for its proposals, commits
- * and imports.
- */
-export const CHAIN_NICENESS_BEHIND_CLIENTS = 5;
 
 /** An EIP-7702 delegation (0xef0100 ‖ address) is code that may still send transactions. */
 function isDelegation(code: Uint8Array): boolean {
@@ -156,7 +140,6 @@ export class ChainActor {
       headers: ({ from, to }) => headerSummaries(chain, from, to),
       headerByHash: ({ hash }) => headerSummaryByHash(chain, hash),
       call: ({ blockNumber, to, data }) => callOnState(chain, blockNumber, to, data),
-      chainPriority: async ({ behindClients }) => ({ applied: setThreadNiceness(behindClients ? CHAIN_NICENESS_BEHIND_CLIENTS : 0) }),
     };
     this.p2p = {
       head: () => chain.getHead(),

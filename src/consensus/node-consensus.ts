@@ -44,8 +44,6 @@ export interface NodeChainPorts {
   headerByHash(hash: Uint8Array): Promise<HeaderSummary | null>;
   /** Read-only call on the state after block `blockNumber`. */
   call(blockNumber: bigint, to: Uint8Array, data: Uint8Array): Promise<Uint8Array>;
-  /** Whether the chain thread runs behind the threads that serve clients; answers whether it now does as asked. */
-  chainPriority(behindClients: boolean): Promise<boolean>;
 }
 
 /** Sends consensus messages to validator peers (none until devp2p exists). */
@@ -230,24 +228,10 @@ export class NodeConsensus {
     const isValidator = validators.some((v) => bytesEqual(v, this.controller.address));
     const state = !isValidator ? 'not-a-validator' : validators.length === 1 ? 'sole' : `one-of-${validators.length}`;
     if (state === this.lastValidatorState) return;
-    const wasSole = this.lastValidatorState === 'sole';
     this.lastValidatorState = state;
-    // A sole validator's blocks wait for no one: its chain thread gives way to admitting clients'
-    // transactions (chain-actor.ts, CHAIN_NICENESS_BEHIND_CLIENTS). Among several, the others wait for it.
-    if (state === 'sole' || wasSole) this.setChainPriority(state === 'sole');
     if (state === 'not-a-validator') this.log(`This node is not a validator at block ${height}: it does not take part in QBFT rounds`);
     else if (state === 'sole') this.log(`This node is the only validator at block ${height}: it finalises blocks alone`);
     else this.log(`This node is one of ${validators.length} validators at block ${height}: blocks need a quorum of their commits`, 'warn');
-  }
-
-  private setChainPriority(behindClients: boolean): void {
-    this.chain.chainPriority(behindClients).then(
-      (applied) => {
-        if (applied) this.log(behindClients ? 'The chain thread runs at a lower scheduling priority than the threads that serve clients' : 'The chain thread runs at normal scheduling priority again', 'debug');
-        else if (!behindClients) this.log('The chain thread could not return to normal scheduling priority (that needs CAP_SYS_NICE): it stays behind the threads that serve clients', 'warn');
-      },
-      (err: unknown) => this.log(`Could not set the chain thread's priority: ${err instanceof Error ? err.message : String(err)}`, 'debug'),
-    );
   }
 
   private logEvent(event: ConsensusEvent): void {

@@ -7,7 +7,6 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startNetwork, type Network } from '../../examples/four-nodes/start-network.js';
 import { decodeExtraData } from '../../src/shared/qbft/extra-data.js';
-import { readThreads } from '../../bench/lib/proc.js';
 import { REPO_ROOT, removeDataPath, runCli, tempDataPath, waitFor } from '../helpers/node-process.js';
 
 const CONFIG = join(REPO_ROOT, 'examples/four-nodes/qbftConfigFile.json');
@@ -68,10 +67,6 @@ test('four validators from `operator generate-blockchain-config`, started by the
   }
   t.true([...proposers].every((miner) => addresses.includes(miner)), [...proposers].join(', '));
   t.deepEqual(((await rpc<string[]>(urls[0]!, 'qbft_getValidatorsByBlockNumber', ['latest'])) ?? []).sort(), addresses);
-  if (process.platform === 'linux') {
-    // A validator among several keeps its chain thread at normal priority: the others wait for its blocks.
-    for (const node of nodes) t.is(readThreads(node.process.pid!).find(({ name }) => name === 'chain')?.nice, 0);
-  }
 
   // Each node runs with the key of its folder: its enode is what `public-key export` says of that folder.
   for (const node of nodes) {

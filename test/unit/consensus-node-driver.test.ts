@@ -50,8 +50,6 @@ function setup(emptyPeriod: number, transactionsAt: (height: bigint) => number, 
   const reads = { headers: 0 };
   const prebuilds: PrebuildRequest[] = [];
   const builds: BuildRequest[] = [];
-  /** What the chain thread was asked about its priority, in order (true: behind the clients' threads). */
-  const priorities: boolean[] = [];
   // The block prebuilds executed into, as the chain holds it until a build finishes it.
   let open: { parentHash: Uint8Array; timestamp: bigint; raws: Uint8Array[] } | undefined;
   let held: QbftBlock | undefined;
@@ -111,10 +109,6 @@ function setup(emptyPeriod: number, transactionsAt: (height: bigint) => number, 
     },
     headerByHash: async () => null,
     call: () => Promise.reject(new Error('no contract')),
-    chainPriority: async (behindClients) => {
-      priorities.push(behindClients);
-      return true;
-    },
   };
   node = new NodeConsensus(
     { nodeKey: dev.validatorKey, vanity: new Uint8Array(32), genesis, txSelectionShare: 0.75, maxTransactionsPerBlock: 100 },
@@ -123,7 +117,7 @@ function setup(emptyPeriod: number, transactionsAt: (height: bigint) => number, 
     clock,
     () => undefined,
   );
-  return { node, chain, clock, calls, reads, prebuilds, builds, priorities };
+  return { node, chain, clock, calls, reads, prebuilds, builds };
 }
 
 test('a sole validator builds, seals with its own commit seal and imports its held block every period', async (t) => {
@@ -273,31 +267,4 @@ test('a validator among several hands nothing to the chain ahead of the timer, a
     await node.stop();
     t.is(prebuilds.length, 0);
   }
-});
-
-test('a sole validator puts its chain thread behind the threads that serve clients, once; a validator among several never', async (t) => {
-  const sole = setup(0, () => 1);
-  await runThreeBlocks(t, sole.node, sole.clock, sole.chain);
-  t.deepEqual(sole.priorities, [true]);
-
-  const other = new Uint8Array(20).fill(0x11);
-  const among = setup(0, () => 1, [other, VALIDATOR].sort((a, b) => Buffer.compare(a, b)));
-  await among.node.start();
-  await among.clock.runUntil(Number(T0) * 1000 + 2_500);
-  await among.node.stop();
-  t.deepEqual(among.priorities, []);
-});
-
-test('a sole validator joined by a validator voted in puts its chain thread back to normal priority', async (t) => {
-  const { node, chain, clock, priorities } = setup(0, () => 1);
-  const joining = new Uint8Array(20).fill(0x22);
-  await node.start();
-  await clock.runUntil(Number(T0) * 1000 + 1_500);
-  t.deepEqual(priorities, [true]);
-  // Alone, its own vote is a majority: the next block it proposes adds the validator.
-  await node.rpc.qbft_proposeValidatorVote({ address: joining, add: true });
-  await clock.runUntil(Number(T0) * 1000 + 4_500);
-  await node.stop();
-  t.true(chain.headNumber >= 2n);
-  t.deepEqual(priorities, [true, false]);
 });

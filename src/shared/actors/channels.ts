@@ -241,11 +241,6 @@ export type ConsensusChain = {
     headerByHash: { from: 'consensus'; req: { hash: Uint8Array }; res: HeaderSummary | null };
     /** A read-only call on the state after a block (the QBFT validator contract). */
     call: { from: 'consensus'; req: { blockNumber: bigint; to: Uint8Array; data: Uint8Array }; res: Uint8Array };
-    /**
-     * Whether the chain thread runs behind the threads that serve clients (a lower scheduling priority,
-     * while this node is the sole validator); answers whether the thread now has that priority.
-     */
-    chainPriority: { from: 'consensus'; req: { behindClients: boolean }; res: { applied: boolean } };
   };
   events: { newHead: { from: 'chain'; body: NewHeadEvent } };
 };
@@ -262,7 +257,6 @@ export const CONSENSUS_CHAIN = declareChannel<ConsensusChain>({
     headers: 'consensus',
     headerByHash: 'consensus',
     call: 'consensus',
-    chainPriority: 'consensus',
   },
   events: { newHead: 'chain' },
 });
