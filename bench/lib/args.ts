@@ -7,6 +7,8 @@ export interface FlagSpec {
   description: string;
   /** For numbers: smallest accepted value. */
   min?: number;
+  /** For numbers: accepted values are below this one. */
+  below?: number;
 }
 
 export type FlagValues<T extends Record<string, FlagSpec>> = {
@@ -42,7 +44,9 @@ export function parseFlags<T extends Record<string, FlagSpec>>(script: string, s
       values[name] = spec.default;
     } else if (typeof spec.default === 'number') {
       const n = Number(raw);
-      if (!Number.isFinite(n) || (spec.min !== undefined && n < spec.min)) fail(`--${name} must be a number ≥ ${spec.min ?? '-∞'}, got ${String(raw)}`);
+      if (!Number.isFinite(n) || (spec.min !== undefined && n < spec.min) || (spec.below !== undefined && n >= spec.below)) {
+        fail(`--${name} must be a number ≥ ${spec.min ?? '-∞'}${spec.below === undefined ? '' : ` and < ${spec.below}`}, got ${String(raw)}`);
+      }
       values[name] = n;
     } else {
       values[name] = raw;

@@ -60,16 +60,15 @@ function statFields(stat: string): string[] {
   return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
 }
 
-/** User + system CPU ms of a /proc stat line. */
-function statCpuMs(stat: string): number {
-  const fields = statFields(stat);
+/** User + system CPU ms from a /proc stat line's fields (statFields). */
+function cpuMsOf(fields: string[]): number {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / USER_HZ;
 }
 
 /** CPU time (user + system, all threads) the process has used so far, in ms; undefined when gone. */
 export function readCpuMs(pid: number): number | undefined {
   try {
-    return statCpuMs(readFileSync(`/proc/${pid}/stat`, 'latin1'));
+    return cpuMsOf(statFields(readFileSync(`/proc/${pid}/stat`, 'latin1')));
   } catch {
     return undefined;
   }
@@ -90,7 +89,8 @@ export function readThreads(pid: number): { name: string; cpuMs: number; nice: n
   return tids.flatMap((tid) => {
     try {
       const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'latin1');
-      return [{ name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), cpuMs: statCpuMs(stat), nice: Number(statFields(stat)[16]) }];
+      const fields = statFields(stat);
+      return [{ name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), cpuMs: cpuMsOf(fields), nice: Number(fields[16]) }];
     } catch {
       // The thread ended between the listing and the read.
       return [];

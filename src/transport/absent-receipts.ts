@@ -5,8 +5,9 @@
  * `waitForTransactionReceipt`; the peer bench asks for 64 hashes every ~10 ms). The chain's store
  * remembers a lookup's miss until its next write (KvStore.rememberMisses), so the chain no longer
  * reads RocksDB for it; what each miss still cost the chain thread was the message and its answer,
- * 22.7 µs: at 14,600 misses/s, a third of a core taken from the block those clients are waiting for. The answer to a miss cannot change until the chain publishes another head, so a
- * transport asks the chain once per hash and head and answers the repeats itself.
+ * 22.7 µs: at 14,600 misses/s, a third of a core taken from the block those clients are waiting for.
+ * The answer to a miss cannot change until the chain publishes another head, so a transport asks the
+ * chain once per hash and head and answers the repeats itself.
  *
  * Why a remembered null is the chain's answer at the published head: the chain publishes a head only
  * after the block is stored, so when the head version is the same before the request and after the
