@@ -308,6 +308,7 @@ async function runWorkload(
   // whether its last transactions wait for the next period, the largest spread between runs.
   if (flags.phase > 0) await sleep((2_000 - flags.phase * 1_000 - (Date.now() % 1_000)) % 1_000);
   const firstSendWallMs = Date.now();
+  const generatorCpuAtStart = process.cpuUsage();
   const { submissionStarted, submissionEnded, result: watching } = startInclusionWatch(HOST, port, {
     fromBlock,
     pending,
@@ -340,12 +341,16 @@ async function runWorkload(
   });
   submissionEnded();
   const submissionEndedWallMs = Date.now();
+  const generatorCpu = process.cpuUsage(generatorCpuAtStart);
   const latency = summarizeLatencies(latencies);
   log(`first send ${1_000 - (firstSendWallMs % 1_000)} ms before the next whole second (a one-second period's block timer)`);
   log(
     `submitted: ${accepted} accepted of ${signed.length} in ${fixed(submission.wallMs / 1000, 2)} s → ${fixed(rate(accepted, submission.wallMs))} tx/s; ` +
       `latency p50 ${fixed(latency.p50, 2)} ms, p90 ${fixed(latency.p90, 2)} ms, p99 ${fixed(latency.p99, 2)} ms, max ${fixed(latency.max, 2)} ms`,
   );
+  // On a machine of few cores the load generator shares them with the node: what it took is CPU the node did not have.
+  const generatorCpuMs = (generatorCpu.user + generatorCpu.system) / 1000;
+  log(`load generator (this process) CPU while submitting: ${Math.round(generatorCpuMs)} ms, ${fixed((generatorCpuMs * 1000) / signed.length, 0)} µs per request`);
   if (rejected.total > 0) log(`rejected ${rejected.total}: ${rejected.entries().map(([m, n]) => `${n}× "${m}"`).join(', ')}`);
   if (submission.transportErrors > 0) log(`transport errors ${submission.transportErrors}: ${submission.transportErrorMessages.join('; ')}`);
   if (hashMismatches > 0) log(`WARNING: ${hashMismatches} answers carried a different transaction hash than the one signed`);
