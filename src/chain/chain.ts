@@ -135,7 +135,8 @@ export class Chain {
   /**
    * Executes candidate transactions on the head state ahead of the block timer, into the block that
    * `buildBlock` with the same time and coinbase will finish (a proposer's transactions then run as
-   * they arrive, not all at the timer). Does nothing when the head is not `parentHash` or a built
+   * they arrive, not all at the timer); with `maxBuildMs`, after the timer, for a build catching up
+   * with what arrived meanwhile. Does nothing when the head is not `parentHash` or a built
    * block is held; a block for another time or coinbase is abandoned. Answers how many transactions
    * the block holds so far.
    */
@@ -143,7 +144,8 @@ export class Chain {
     return this.exclusive(async () => {
       if (this.built || !equalsBytes(req.parentHash, this.head.hash)) return 0;
       const assembly = await this.assemblyFor(req.timestamp, req.coinbase);
-      await this.onAssembly(() => assembly.add(req.transactions, Infinity, req.maxTransactions));
+      const deadline = req.maxBuildMs === undefined ? Infinity : Date.now() + req.maxBuildMs;
+      await this.onAssembly(() => assembly.add(req.transactions, deadline, req.maxTransactions));
       return assembly.transactionCount;
     });
   }

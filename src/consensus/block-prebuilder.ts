@@ -2,7 +2,8 @@
  * Executes pool transactions into this node's next block while they arrive, before the block timer
  * fires: a proposer that starts executing only at the timer makes every transaction wait for the
  * whole block's execution after it (for 2,000 token transfers, most of a second on two cores). At
- * the timer, `build` finishes the same block: the transactions that came late, then the state root.
+ * the timer, the build finishes the same block: the transactions that came late and those still
+ * arriving (`catchUp`), then the state root.
  *
  * Only for round 0 at a height this node proposes, with whole-second block periods, where the block's
  * time is known in advance (the parent's plus the period); a build for another time starts over. The
@@ -14,10 +15,18 @@
  * early work took CPU from the other validators while they validated and imported the previous block.
  * Validators on machines of their own were not measured.
  */
-import type { BlockSelection, PoolTxForBlock, PrebuildRequest } from '../shared/actors/messages.js';
+import type { BlockSelection, PoolSelection, PoolTxForBlock, PrebuildRequest } from '../shared/actors/messages.js';
 import type { HeightContext } from '../shared/qbft/height-context.js';
 import { bytesEqual } from '../shared/qbft/header-rules.js';
 import type { Scheduler } from './runner.js';
+
+/**
+ * At the timer, a catch-up round of up to this many new arrivals always goes on (within the build's
+ * time); a larger one only if it is no larger than the round before (see `catchUp`).
+ */
+const CATCH_UP_ROUND = 256;
+/** How soon the pool is asked again when a catch-up round found nothing new but transactions were still being admitted. */
+const CATCH_UP_POLL_MS = 5;
 
 /** How often the pool is asked for new transactions while it had none. */
 const IDLE_POLL_MS = 50;
@@ -28,7 +37,7 @@ const IDLE_POLL_MS = 50;
 const BATCH = 256;
 
 export interface PrebuildPorts {
-  selectTransactions(req: BlockSelection): Promise<{ transactions: PoolTxForBlock[]; nextSequence: number }>;
+  selectTransactions(req: BlockSelection): Promise<PoolSelection>;
   /** Answers how many transactions the block holds so far. */
   prebuild(req: PrebuildRequest): Promise<number>;
 }
@@ -99,8 +108,10 @@ export class BlockPrebuilder {
 
   /**
    * Stops feeding the chain and waits for a request in progress: the build at the timer comes next,
-   * with what the session leaves it. Undefined when there was none, its work failed, or the chain's
-   * last answer was that its block holds nothing (it also answers 0 to a request it ignored).
+   * with what the session leaves it. Undefined when there was none or its work failed. When the
+   * chain's last answer was that its block holds nothing (it also answers 0 to a request it ignored),
+   * the handover starts from the whole pool: the build still catches up (`catchUp`), as it must when
+   * the timer fired before any transaction could run ahead (a block sealed late, under load).
    */
   async stop(): Promise<PrebuildHandover | undefined> {
     const session = this.session;
@@ -108,9 +119,72 @@ export class BlockPrebuilder {
     this.session = undefined;
     session.stopped = true;
     session.wake?.();
-    if (!(await session.done) || session.executed === 0) return undefined;
+    if (!(await session.done)) return undefined;
     const { context, timestamp, executed, fromSequence, queued } = session;
+    if (executed === 0) return { parentHash: context.parent.hash, timestamp, executed: 0, fromSequence: 0, queued: [] };
     return { parentHash: context.parent.hash, timestamp, executed, fromSequence, queued };
+  }
+
+  /**
+   * The build at the timer, before the block is sealed: executes what the session left and what
+   * arrived since, then, round after round, what arrived while the last round ran, until the pool has
+   * nothing new and nothing still being admitted, the build's time (`maxBuildMs`, counted from now) is
+   * spent, or arrivals outpace execution (a round larger than both the one before and
+   * `CATCH_UP_ROUND`). What is left out waits for the next block, as what arrives after the seal does.
+   *
+   * Without the rounds, a burst that outlasted the timer left its tail to the next block, a period
+   * later. The growth rule keeps a block whose execution falls behind its arrivals (ERC-20 transfers on
+   * a fresh node) from running to the end of its time: sealed at once, it lets the next block's
+   * execution start ahead of its timer.
+   *
+   * Answers how many transactions the block holds and the rounds run, or undefined when the chain did
+   * not take a round into the block the session ran transactions into.
+   */
+  async catchUp(handover: PrebuildHandover, maxBuildMs: number): Promise<{ executed: number; rounds: number } | undefined> {
+    const until = this.scheduler.now() + maxBuildMs;
+    let fromSequence = handover.fromSequence;
+    let admitting = 0;
+    const arrivals = async (): Promise<PoolTxForBlock[]> => {
+      const selected = await this.ports.selectTransactions({ ...this.selection(), fromSequence });
+      fromSequence = selected.nextSequence;
+      admitting = selected.admitting;
+      return selected.transactions;
+    };
+    let round = [...handover.queued, ...(await arrivals())];
+    let executed = handover.executed;
+    let rounds = 0;
+    for (;;) {
+      const left = until - this.scheduler.now();
+      if (left <= 0) break;
+      if (round.length === 0) {
+        // Admission comes in decode batches: a pause between two is no end of the arrivals.
+        if (admitting === 0) break;
+        await this.delay(Math.min(CATCH_UP_POLL_MS, left));
+        round = await arrivals();
+        continue;
+      }
+      const holds = await this.ports.prebuild({
+        parentHash: handover.parentHash,
+        timestamp: handover.timestamp,
+        coinbase: this.self,
+        maxTransactions: this.selection().maxCount,
+        transactions: round,
+        maxBuildMs: left,
+      });
+      // Fewer than before, or nothing at all of a first round: the chain ignored the request or no
+      // longer holds the block (the build then starts again from the whole pool).
+      if (holds < executed || holds === 0) return undefined;
+      executed = holds;
+      rounds += 1;
+      const next = await arrivals();
+      if (next.length > Math.max(round.length, CATCH_UP_ROUND)) break;
+      round = next;
+    }
+    return { executed, rounds };
+  }
+
+  private delay(ms: number): Promise<void> {
+    return new Promise((resolve) => this.scheduler.at(this.scheduler.now() + ms, resolve));
   }
 
   private async run(session: Session): Promise<void> {

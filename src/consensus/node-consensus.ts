@@ -8,7 +8,7 @@
  * 1) finalises alone.
  */
 import type { Genesis } from '../shared/ethereum/genesis.js';
-import type { BlockSelection, BuildRequest, BuiltBlockInfo, HeadInfo, PoolTxForBlock, PrebuildRequest, RejectedTx } from '../shared/actors/messages.js';
+import type { BlockSelection, BuildRequest, BuiltBlockInfo, HeadInfo, PoolSelection, PoolTxForBlock, PrebuildRequest, RejectedTx } from '../shared/actors/messages.js';
 import { BlockPrebuilder } from './block-prebuilder.js';
 import type { MethodHandlers } from '../shared/rpc/registry.js';
 import { QbftBlock } from '../shared/qbft/block.js';
@@ -27,7 +27,7 @@ import type { HeaderSummary } from '../shared/qbft/validators.js';
 /** What consensus asks of the chain and the pool. */
 export interface NodeChainPorts {
   head(): Promise<HeadInfo>;
-  selectTransactions(req: BlockSelection): Promise<{ transactions: PoolTxForBlock[]; nextSequence: number }>;
+  selectTransactions(req: BlockSelection): Promise<PoolSelection>;
   /** Executes transactions into the block a later `build` with the same time and coinbase finishes; answers how many it holds. */
   prebuild(req: PrebuildRequest): Promise<number>;
   /** Builds on the head and holds the block (dropping any held before); answers with its RLP. */
@@ -186,12 +186,13 @@ export class NodeConsensus {
     if (!head || !bytesEqual(head.hash, request.parentHash)) throw new Error('the head moved before the block could be built');
     const period = this.schedule.settingsFor(request.height, request.timestamp).blockPeriodSeconds;
     const selection = this.selection();
+    const maxBuildMs = period * 1000 * this.config.txSelectionShare;
     const buildFrom = (transactions: PoolTxForBlock[]) =>
       this.chain.build({
         timestamp: request.timestamp,
         coinbase: request.coinbase,
         extraData: request.extraData,
-        maxBuildMs: period * 1000 * this.config.txSelectionShare,
+        maxBuildMs,
         maxTransactions: selection.maxCount,
         transactions,
       });
@@ -199,18 +200,23 @@ export class NodeConsensus {
       handover && handover.timestamp === request.timestamp && bytesEqual(handover.parentHash, request.parentHash) && bytesEqual(request.coinbase, this.controller.address)
         ? handover
         : undefined;
-    const select = async (fromSequence?: number) =>
-      (await this.chain.selectTransactions(fromSequence === undefined ? selection : { ...selection, fromSequence })).transactions;
-    // Only what the chain was not handed yet: what it ran is in its open block.
-    let built = ahead ? await buildFrom([...ahead.queued, ...(await select(ahead.fromSequence))]) : undefined;
-    if (ahead && built && built.executedAhead !== ahead.executed) {
-      // The chain no longer held the block it ran them into: build it again from the whole pool.
-      await this.chain.discardBuilt();
-      built = undefined;
+    let built: BuiltBlockInfo | undefined;
+    let caughtUp: { executed: number; rounds: number } | undefined;
+    if (ahead) {
+      // The chain's open block takes what it was not handed yet, then the build only seals it.
+      caughtUp = await this.prebuilder.catchUp(ahead, maxBuildMs);
+      if (caughtUp) built = await buildFrom([]);
+      if (!built || built.executedAhead !== caughtUp?.executed) {
+        // The chain no longer held the block it ran them into: build it again from the whole pool.
+        await this.chain.discardBuilt();
+        built = undefined;
+      }
     }
-    built ??= await buildFrom(await select());
+    built ??= await buildFrom((await this.chain.selectTransactions(selection)).transactions);
     if (built.rejected.length > 0) await this.chain.reportRejected(built.rejected);
-    if (built.executedAhead > 0) this.log(`QBFT: ${built.executedAhead} of block ${request.height}'s ${built.txCount} transactions ran ahead of its timer`, 'debug');
+    if (ahead && caughtUp && built.executedAhead > 0) {
+      this.log(`QBFT: ${ahead.executed} of block ${request.height}'s ${built.txCount} transactions ran ahead of its timer, the rest in ${caughtUp.rounds} round(s) after it`, 'debug');
+    }
     return QbftBlock.fromRlp(built.rlp);
   }
 

@@ -107,6 +107,8 @@ export class TxPoolActor {
   private readonly serveRpc: JsonTextServer;
   /** What each transport's subscriptions want from the pool; transports that want nothing are absent. */
   private readonly interests = new Map<number, PoolSubscriptionInterest>();
+  /** Transactions between arrival and the pool's verdict: block building waits for them when it catches up. */
+  private admitting = 0;
 
   constructor(private readonly deps: TxPoolActorDeps) {
     this.pool = new TransactionPool({ ...deps.pool }, (txs, reason) => this.announceDropped(txs, reason));
@@ -117,7 +119,7 @@ export class TxPoolActor {
         const transactions = this.pool
           .selectForBlock({ maxCount, gasLimit, baseFee, fromSequence })
           .map((tx) => ({ raw: tx.canonical ?? tx.raw, hash: tx.hash, senderPublicKey: tx.senderPublicKey }));
-        return { transactions, nextSequence };
+        return { transactions, nextSequence, admitting: this.admitting };
       },
       buildRejected: ({ rejected }) => {
         this.onBuildRejected(rejected);
@@ -277,7 +279,12 @@ export class TxPoolActor {
    * the RpcError Besu answers with. Admitted transactions are gossiped to peers.
    */
   private async admit(raw: Uint8Array, local: boolean): Promise<Uint8Array> {
-    return this.admitDecoded(await this.decode(raw), local);
+    this.admitting++;
+    try {
+      return await this.admitDecoded(await this.decode(raw), local);
+    } finally {
+      this.admitting--;
+    }
   }
 
   private async decode(raw: Uint8Array): Promise<DecodedTx> {

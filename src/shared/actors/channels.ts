@@ -46,6 +46,7 @@ import type {
   NewHeadEvent,
   PendingTransactionsEvent,
   PendingView,
+  PoolSelection,
   PoolSubscriptionInterest,
   PoolTxForBlock,
   PrebuildRequest,
@@ -292,7 +293,7 @@ export type ConsensusTxPool = {
      * Transactions for the next block, in the order to execute them; with `fromSequence` (a
      * `nextSequence` an earlier selection answered) only those that arrived since.
      */
-    select: { from: 'consensus'; req: BlockSelection; res: { transactions: PoolTxForBlock[]; nextSequence: number } };
+    select: { from: 'consensus'; req: BlockSelection; res: PoolSelection };
     /** Transactions block building left out, and why: the pool decides whether each stays. */
     buildRejected: { from: 'consensus'; req: { rejected: RejectedTx[] }; res: null };
   };

@@ -82,6 +82,15 @@ export interface BlockSelection {
   fromSequence?: number;
 }
 
+/** The pool's answer to a `BlockSelection`. */
+export interface PoolSelection {
+  transactions: PoolTxForBlock[];
+  /** Where the pool's arrival order stands: the `fromSequence` of a later selection for only what arrives after. */
+  nextSequence: number;
+  /** Transactions received and still being decoded or checked: more may become selectable in a moment. */
+  admitting: number;
+}
+
 /** What consensus asks the chain to build on its head. */
 export interface BuildRequest {
   timestamp: bigint;
@@ -105,6 +114,8 @@ export interface PrebuildRequest {
   coinbase: Uint8Array;
   maxTransactions?: number;
   transactions: PoolTxForBlock[];
+  /** Set once the block timer has fired (the build catching up with what arrived meanwhile): execution stops after this many ms. */
+  maxBuildMs?: number;
 }
 
 /**
