@@ -120,9 +120,9 @@ export class BlockPrebuilder {
     session.stopped = true;
     session.wake?.();
     if (!(await session.done)) return undefined;
-    const { context, timestamp, executed, fromSequence, queued } = session;
-    if (executed === 0) return { parentHash: context.parent.hash, timestamp, executed: 0, fromSequence: 0, queued: [] };
-    return { parentHash: context.parent.hash, timestamp, executed, fromSequence, queued };
+    const { context, timestamp, executed } = session;
+    const fromWholePool = executed === 0;
+    return { parentHash: context.parent.hash, timestamp, executed, fromSequence: fromWholePool ? 0 : session.fromSequence, queued: fromWholePool ? [] : session.queued };
   }
 
   /**
@@ -163,14 +163,7 @@ export class BlockPrebuilder {
         round = await arrivals();
         continue;
       }
-      const holds = await this.ports.prebuild({
-        parentHash: handover.parentHash,
-        timestamp: handover.timestamp,
-        coinbase: this.self,
-        maxTransactions: this.selection().maxCount,
-        transactions: round,
-        maxBuildMs: left,
-      });
+      const holds = await this.prebuild(handover.parentHash, handover.timestamp, round, left);
       // Fewer than before, or nothing at all of a first round: the chain ignored the request or no
       // longer holds the block (the build then starts again from the whole pool).
       if (holds < executed || holds === 0) return undefined;
@@ -201,14 +194,15 @@ export class BlockPrebuilder {
         continue;
       }
       const batch = session.queued.splice(0, BATCH);
-      session.executed = await this.ports.prebuild({
-        parentHash: context.parent.hash,
-        timestamp: session.timestamp,
-        coinbase: this.self,
-        maxTransactions: this.selection().maxCount,
-        transactions: batch,
-      });
+      session.executed = await this.prebuild(context.parent.hash, session.timestamp, batch);
     }
+  }
+
+  /** Hands `transactions` to the chain for this node's block on `parentHash` at `timestamp`; answers how many the block holds. */
+  private prebuild(parentHash: Uint8Array, timestamp: bigint, transactions: PoolTxForBlock[], maxBuildMs?: number): Promise<number> {
+    const request: PrebuildRequest = { parentHash, timestamp, coinbase: this.self, maxTransactions: this.selection().maxCount, transactions };
+    if (maxBuildMs !== undefined) request.maxBuildMs = maxBuildMs;
+    return this.ports.prebuild(request);
   }
 
   private sleep(session: Session, ms: number): Promise<void> {
