@@ -26,7 +26,7 @@ import { deployStoreAndLog } from './lib/contracts.js';
 import { startBenchNode } from './lib/dev-node.js';
 import { fixed, log, printTable } from './lib/format.js';
 import { jsonPostRequest, rpcBody, RpcClient, runClosedLoop, type HttpAnswer, KeepAliveConnection } from './lib/http-client.js';
-import { CpuMeter } from './lib/proc.js';
+import { CpuMeter, ownCpuMsSince } from './lib/proc.js';
 import { LatencyRecorder, summarizeLatencies, type LatencySummary } from './lib/stats.js';
 import { accountFromKey, signingCommon, signTx } from './lib/signing.js';
 
@@ -277,13 +277,13 @@ async function measure(unit: Unit, concurrency: number, serverPid: number): Prom
   const generatorStart = process.cpuUsage();
   const durationMs = flags.seconds * 1000;
   const run = await runClosedLoop({ host: HOST, port, connections: concurrency, durationMs, maxRunMs: durationMs + 30_000 }, nextJob);
-  const generator = process.cpuUsage(generatorStart);
+  const generatorCpuMs = ownCpuMsSince(generatorStart);
   const requestsPerSecond = (run.answered * 1000) / run.wallMs;
   return {
     requestsPerSecond,
     blocksPerSecond: requestsPerSecond / unit.requests.length,
     errors: errors + run.transportErrors,
     serverCpu: cpu.percentOfOneCore(),
-    generatorCpu: ((generator.user + generator.system) / 1000 / run.wallMs) * 100,
+    generatorCpu: (generatorCpuMs / run.wallMs) * 100,
   };
 }

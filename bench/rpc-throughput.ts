@@ -21,7 +21,7 @@ import { onCleanup, runBenchmark } from './lib/cleanup.js';
 import { startBenchNode } from './lib/dev-node.js';
 import { fixed, log, printTable } from './lib/format.js';
 import { jsonPostRequest, rpcBody, RpcClient, runClosedLoop } from './lib/http-client.js';
-import { CpuMeter } from './lib/proc.js';
+import { CpuMeter, ownCpuMsSince } from './lib/proc.js';
 import { deployStoreAndLog, deployToken } from './lib/contracts.js';
 import { tokenBalanceOfCallData } from '../test/helpers/contracts.js';
 import { LatencyRecorder, summarizeLatencies } from './lib/stats.js';
@@ -275,7 +275,7 @@ async function measureInProcess(port: number, body: string, target: string, meth
   const generatorCpuStart = process.cpuUsage();
   const durationMs = flags.seconds * 1000;
   const run = await runClosedLoop({ host: HOST, port, connections: flags.concurrency, durationMs, maxRunMs: durationMs + 15_000 }, () => job);
-  const generatorCpu = process.cpuUsage(generatorCpuStart);
+  const generatorCpuMs = ownCpuMsSince(generatorCpuStart);
   const summary = summarizeLatencies(latencies);
   return {
     target,
@@ -285,7 +285,7 @@ async function measureInProcess(port: number, body: string, target: string, meth
     p99Ms: summary.p99,
     errors: errors + run.transportErrors,
     serverCpu: serverCpu.percentOfOneCore(),
-    generatorCpu: ((generatorCpu.user + generatorCpu.system) / 1000 / run.wallMs) * 100,
+    generatorCpu: (generatorCpuMs / run.wallMs) * 100,
   };
 }
 

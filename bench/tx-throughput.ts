@@ -19,7 +19,7 @@ import { startBenchNode } from './lib/dev-node.js';
 import { fixed, log, megabytes, printTable, rate } from './lib/format.js';
 import { jsonPostRequest, rpcBody, RpcClient, runClosedLoop, type LoadJob } from './lib/http-client.js';
 import { blockFill, includedRate, sendAllOrThrow, sleep, startInclusionWatch, tallyError, waitForNonces, type InclusionFigures } from './lib/tx-load.js';
-import { readCpuMs, readThreadCpuMs, RssSampler, threadCpuSince } from './lib/proc.js';
+import { ownCpuMsSince, readCpuMs, readThreadCpuMs, RssSampler, threadCpuSince } from './lib/proc.js';
 import { HEAP_SNAPSHOT_DIR_ENV } from '../src/main/supervisor/memory.js';
 import { describeNodeMemory, NodeMemoryLog } from './lib/node-memory-log.js';
 import { accountFromKey, randomAccount, signingCommon, signTx, type Account, type SignedTx, type UnsignedFields } from './lib/signing.js';
@@ -341,7 +341,7 @@ async function runWorkload(
   });
   submissionEnded();
   const submissionEndedWallMs = Date.now();
-  const generatorCpu = process.cpuUsage(generatorCpuAtStart);
+  const generatorCpuMs = ownCpuMsSince(generatorCpuAtStart);
   const latency = summarizeLatencies(latencies);
   log(`first send ${1_000 - (firstSendWallMs % 1_000)} ms before the next whole second (a one-second period's block timer)`);
   log(
@@ -349,7 +349,6 @@ async function runWorkload(
       `latency p50 ${fixed(latency.p50, 2)} ms, p90 ${fixed(latency.p90, 2)} ms, p99 ${fixed(latency.p99, 2)} ms, max ${fixed(latency.max, 2)} ms`,
   );
   // On a machine of few cores the load generator shares them with the node: what it took is CPU the node did not have.
-  const generatorCpuMs = (generatorCpu.user + generatorCpu.system) / 1000;
   log(`load generator (this process) CPU while submitting: ${Math.round(generatorCpuMs)} ms, ${fixed((generatorCpuMs * 1000) / signed.length, 0)} µs per request`);
   if (rejected.total > 0) log(`rejected ${rejected.total}: ${rejected.entries().map(([m, n]) => `${n}× "${m}"`).join(', ')}`);
   if (submission.transportErrors > 0) log(`transport errors ${submission.transportErrors}: ${submission.transportErrorMessages.join('; ')}`);

@@ -11,7 +11,7 @@ import { parseFlags } from './lib/args.js';
 import { onCleanup, runBenchmark } from './lib/cleanup.js';
 import { startBenchNode } from './lib/dev-node.js';
 import { fixed, log, printTable } from './lib/format.js';
-import { CpuMeter, MachineMeter } from './lib/proc.js';
+import { CpuMeter, MachineMeter, ownCpuMsSince } from './lib/proc.js';
 import { summarizeLatencies } from './lib/stats.js';
 import { runWsLoad } from './lib/ws-load.js';
 
@@ -99,7 +99,7 @@ async function measure(url: string, target: string, serverPid: number): Promise<
   const machine = new MachineMeter();
   const generatorStart = process.cpuUsage();
   const run = await runWsLoad({ ...load, durationMs: flags.seconds * 1000 });
-  const generator = process.cpuUsage(generatorStart);
+  const generatorCpuMs = ownCpuMsSince(generatorStart);
   const latency = summarizeLatencies(run.latencies);
   const m: Measurement = {
     target,
@@ -108,7 +108,7 @@ async function measure(url: string, target: string, serverPid: number): Promise<
     p99Ms: latency.p99,
     errors: run.errors,
     serverCpu: serverCpu.percentOfOneCore(),
-    generatorCpu: ((generator.user + generator.system) / 1000 / run.wallMs) * 100,
+    generatorCpu: (generatorCpuMs / run.wallMs) * 100,
     othersCpu: 0,
   };
   m.othersCpu = Math.max(0, machine.busyCores() * 100 - m.serverCpu - m.generatorCpu);

@@ -65,6 +65,15 @@ function cpuMsOf(fields: string[]): number {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / USER_HZ;
 }
 
+/**
+ * CPU (user + system, all threads) this process used since `start`, a `process.cpuUsage()`, in ms: what
+ * a benchmark's own load generator took from the cores it shares with the node.
+ */
+export function ownCpuMsSince(start: NodeJS.CpuUsage): number {
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1000;
+}
+
 /** CPU time (user + system, all threads) the process has used so far, in ms; undefined when gone. */
 export function readCpuMs(pid: number): number | undefined {
   try {
