@@ -3,10 +3,11 @@
  * with raw `eth_sendRawTransaction` bodies over keep-alive HTTP at a fixed number of requests in
  * flight; workloads one after the other: (a) plain transfers, (b) calls to the storeAndLog contract
  * (one SSTORE and one log each), (c) ERC-20 transfers of the peer benchmarks' token to a fresh
- * recipient each (two balance slots, one of them new, and one Transfer event). Prints figures;
- * asserts nothing.
+ * recipient each (two balance slots, one of them new, and one Transfer event). With `--bursts=N` each
+ * workload runs N times on the same node: the first burst meets a fresh node's unoptimized code, the
+ * later ones warm code. Prints figures; asserts nothing.
  *
- *   npm run build && node dist/bench/tx-throughput.js [--senders=200] [--txs=10000] [--concurrency=64] [--workloads=erc20] [--phase=0.25]
+ *   npm run build && node dist/bench/tx-throughput.js [--senders=200] [--txs=10000] [--concurrency=64] [--workloads=erc20] [--phase=0.25] [--bursts=1]
  */
 import { resolve } from 'node:path';
 import { getCreateAddress, hexlify, randomBytes, toBeHex, zeroPadValue } from 'ethers';
@@ -54,6 +55,11 @@ const flags = parseFlags('dist/bench/tx-throughput.js', {
   'node-args': { default: '', description: "more node options, space-separated (e.g. '--metrics-enabled')" },
   build: { default: '', description: "another checkout's directory whose built node runs instead of this one (e.g. main's, to compare)" },
   workloads: { default: WORKLOADS.join(','), description: `comma-separated, run in this order: ${WORKLOADS.join(', ')}` },
+  bursts: {
+    default: 1,
+    min: 1,
+    description: "bursts of each workload, one after the other on the same node: the first runs code V8 has not optimized yet (a fresh node's), the later ones warm code",
+  },
   phase: {
     default: 0,
     min: 0,
@@ -131,7 +137,7 @@ async function main(): Promise<void> {
   const senders = Array.from({ length: flags.senders }, () => randomAccount());
   const perSender = (index: number): number => Math.floor(flags.txs / senders.length) + (index < flags.txs % senders.length ? 1 : 0);
   const gasPerSender = workloads.reduce((sum, w) => sum + WORKLOAD_GAS[w], 0n);
-  const budget = BigInt(perSender(0)) * gasPerSender * maxFeePerGas * 2n + 10n ** 17n;
+  const budget = BigInt(perSender(0) * flags.bursts) * gasPerSender * maxFeePerGas * 2n + 10n ** 17n;
   const contracts = await fundAndDeploy(rpc, common, port, senders, budget, maxFeePerGas, maxPriorityFeePerGas, workloads.includes('erc20'));
 
   const nextNonce = senders.map(() => 0n);
@@ -140,27 +146,33 @@ async function main(): Promise<void> {
     runWorkload(name, rpc, common, port, senders, perSender, nextNonce, rss, memoryLog, fieldsFor);
   // A recipient address no account or token balance has: a random prefix, then the sequence number.
   const recipientPrefix = hexlify(randomBytes(8));
+  // Counted across bursts, so that every burst writes new slots and pays new recipients as the first did.
+  let stored = 0;
+  let tokenRecipients = 0;
   for (const workload of workloads) {
-    if (workload === 'transfers') {
-      results.push(await run('transfers', (index) => ({ to: senders[(index + 1) % senders.length]!.address, value: 1n, gasLimit: TRANSFER_GAS })));
-    } else if (workload === 'storeAndLog') {
-      results.push(
-        await run('storeAndLog calls', (_index, sequence) => ({
-          to: contracts.storeAndLog,
-          value: 0n,
-          data: zeroPadValue(toBeHex(sequence + 1), 32),
-          gasLimit: CONTRACT_CALL_GAS,
-        })),
-      );
-    } else {
-      results.push(
-        await run('ERC-20 transfers', (_index, sequence) => ({
-          to: contracts.token,
-          value: 0n,
-          data: tokenInterface.encodeFunctionData('transfer', [recipientPrefix + toBeHex(sequence, 12).slice(2), 1n]),
-          gasLimit: TOKEN_TRANSFER_GAS,
-        })),
-      );
+    for (let burst = 1; burst <= flags.bursts; burst++) {
+      const named = (name: string): string => (flags.bursts > 1 ? `${name}, burst ${burst}` : name);
+      if (workload === 'transfers') {
+        results.push(await run(named('transfers'), (index) => ({ to: senders[(index + 1) % senders.length]!.address, value: 1n, gasLimit: TRANSFER_GAS })));
+      } else if (workload === 'storeAndLog') {
+        results.push(
+          await run(named('storeAndLog calls'), () => ({
+            to: contracts.storeAndLog,
+            value: 0n,
+            data: zeroPadValue(toBeHex(++stored), 32),
+            gasLimit: CONTRACT_CALL_GAS,
+          })),
+        );
+      } else {
+        results.push(
+          await run(named('ERC-20 transfers'), () => ({
+            to: contracts.token,
+            value: 0n,
+            data: tokenInterface.encodeFunctionData('transfer', [recipientPrefix + toBeHex(tokenRecipients++, 12).slice(2), 1n]),
+            gasLimit: TOKEN_TRANSFER_GAS,
+          })),
+        );
+      }
     }
   }
 
@@ -271,7 +283,7 @@ async function runWorkload(
   nextNonce: bigint[],
   rss: RssSampler,
   memoryLog: NodeMemoryLog,
-  fieldsFor: (senderIndex: number, sequence: number) => Omit<UnsignedFields, 'nonce' | 'maxFeePerGas' | 'maxPriorityFeePerGas'>,
+  fieldsFor: (senderIndex: number) => Omit<UnsignedFields, 'nonce' | 'maxFeePerGas' | 'maxPriorityFeePerGas'>,
 ): Promise<WorkloadFigures> {
   console.log(`\n=== workload: ${name} ===`);
   const head = await rpc.call<{ baseFeePerGas?: string }>('eth_getBlockByNumber', ['latest', false]);
@@ -286,7 +298,7 @@ async function runWorkload(
   for (let round = 0; round < rounds; round++) {
     for (let s = 0; s < senders.length; s++) {
       if (round >= perSender(s)) continue;
-      signed.push(signTx(common, senders[s]!, { ...fieldsFor(s, signed.length), nonce: nextNonce[s]!++, maxFeePerGas, maxPriorityFeePerGas }));
+      signed.push(signTx(common, senders[s]!, { ...fieldsFor(s), nonce: nextNonce[s]!++, maxFeePerGas, maxPriorityFeePerGas }));
     }
   }
   const requests = signed.map((tx, i) => jsonPostRequest(HOST, port, rpcBody('eth_sendRawTransaction', [tx.raw], i + 1)));
