@@ -149,31 +149,25 @@ async function main(): Promise<void> {
   // Counted across bursts, so that every burst writes new slots and pays new recipients as the first did.
   let stored = 0;
   let tokenRecipients = 0;
+  const workloadRuns: Record<WorkloadName, { name: string; fieldsFor: Parameters<typeof run>[1] }> = {
+    transfers: { name: 'transfers', fieldsFor: (index) => ({ to: senders[(index + 1) % senders.length]!.address, value: 1n, gasLimit: TRANSFER_GAS }) },
+    storeAndLog: {
+      name: 'storeAndLog calls',
+      fieldsFor: () => ({ to: contracts.storeAndLog, value: 0n, data: zeroPadValue(toBeHex(++stored), 32), gasLimit: CONTRACT_CALL_GAS }),
+    },
+    erc20: {
+      name: 'ERC-20 transfers',
+      fieldsFor: () => ({
+        to: contracts.token,
+        value: 0n,
+        data: tokenInterface.encodeFunctionData('transfer', [recipientPrefix + toBeHex(tokenRecipients++, 12).slice(2), 1n]),
+        gasLimit: TOKEN_TRANSFER_GAS,
+      }),
+    },
+  };
   for (const workload of workloads) {
-    for (let burst = 1; burst <= flags.bursts; burst++) {
-      const named = (name: string): string => (flags.bursts > 1 ? `${name}, burst ${burst}` : name);
-      if (workload === 'transfers') {
-        results.push(await run(named('transfers'), (index) => ({ to: senders[(index + 1) % senders.length]!.address, value: 1n, gasLimit: TRANSFER_GAS })));
-      } else if (workload === 'storeAndLog') {
-        results.push(
-          await run(named('storeAndLog calls'), () => ({
-            to: contracts.storeAndLog,
-            value: 0n,
-            data: zeroPadValue(toBeHex(++stored), 32),
-            gasLimit: CONTRACT_CALL_GAS,
-          })),
-        );
-      } else {
-        results.push(
-          await run(named('ERC-20 transfers'), () => ({
-            to: contracts.token,
-            value: 0n,
-            data: tokenInterface.encodeFunctionData('transfer', [recipientPrefix + toBeHex(tokenRecipients++, 12).slice(2), 1n]),
-            gasLimit: TOKEN_TRANSFER_GAS,
-          })),
-        );
-      }
-    }
+    const { name, fieldsFor } = workloadRuns[workload];
+    for (let burst = 1; burst <= flags.bursts; burst++) results.push(await run(flags.bursts > 1 ? `${name}, burst ${burst}` : name, fieldsFor));
   }
 
   console.log('\n=== summary ===');
