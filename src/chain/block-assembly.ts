@@ -9,7 +9,7 @@
  */
 import type { Block, BlockHeader, HeaderData } from '@ethereumjs/block';
 import type { TypedTransaction } from '@ethereumjs/tx';
-import { createTxFromRLP, isBlob4844Tx } from '@ethereumjs/tx';
+import { isBlob4844Tx } from '@ethereumjs/tx';
 import { KECCAK256_RLP, bytesToHex, equalsBytes } from '@ethereumjs/util';
 import { EVMError } from '@ethereumjs/evm';
 import { Bloom, runTx } from '@ethereumjs/vm';
@@ -24,6 +24,7 @@ import { encodeConsensusReceipt } from '../shared/ethereum/consensus-receipt.js'
 import { effectiveGasPrice } from '../shared/ethereum/fees.js';
 import type { StoredReceipt } from '../shared/ethereum/chain-records.js';
 import { pinKnown } from './block-validation.js';
+import { pooledTransaction } from './pooled-transaction.js';
 import { encodeBlock, transactionItems } from './block-encoding.js';
 import { firstLine } from './import-rules.js';
 
@@ -196,7 +197,7 @@ export class BlockAssembly {
       let tx: TypedTransaction;
       try {
         // Frozen by pinKnown, once it has the hash and sender the pool found.
-        tx = createTxFromRLP(candidate.raw, { common: txCommon, freeze: false });
+        tx = pooledTransaction(candidate.raw, txCommon);
       } catch (err) {
         // Valid when admitted but not under this block's fork (e.g. over Osaka's EIP-7825 gas cap).
         this.rejected.push({ hash: candidate.hash, reason: 'invalid', detail: firstLine(err) });
