@@ -183,3 +183,39 @@ test('gteHardfork answers as the library does as the hardfork changes, and copie
   t.deepEqual(answers(copy), [true, true, true, false, false, false, false]);
   t.deepEqual(answers(common), answers(library));
 });
+
+test.serial('warm addresses share no slots: a slot made warm is warm for its address only, and the access list keeps its own sets', async (t) => {
+  const url = new URL('./journal.js', import.meta.resolve('@ethereumjs/evm'));
+  const { Journal } = (await import(url.href)) as {
+    Journal: new (stateManager: unknown, common: Common) => {
+      accessList?: Map<string, Set<string>>;
+      addAlwaysWarmAddress(address: unknown, addToAccessList?: boolean): void;
+      addAlwaysWarmSlot(address: string, slot: string, addToAccessList?: boolean): void;
+      isWarmedAddress(address: Uint8Array): boolean;
+      isWarmedStorage(address: Uint8Array, slot: Uint8Array): boolean;
+      cleanJournal(): void;
+    };
+  };
+  const journal = new Journal({}, new Common({ chain: Mainnet, hardfork: Hardfork.Prague }));
+  journal.cleanJournal();
+  const [a, b, c] = ['0x' + 'aa'.repeat(20), 'bb'.repeat(20), '0x' + 'cc'.repeat(20)];
+  const slot = '0x' + '01'.repeat(32);
+  journal.addAlwaysWarmAddress(a);
+  journal.addAlwaysWarmAddress(b);
+  t.true(journal.isWarmedAddress(hexToBytes(a as `0x${string}`)), 'a prefixed address is warm');
+  t.true(journal.isWarmedAddress(hexToBytes(`0x${b}`)), 'an unprefixed one too');
+  t.false(journal.isWarmedAddress(hexToBytes(c as `0x${string}`)));
+  journal.addAlwaysWarmSlot(a, slot);
+  t.true(journal.isWarmedStorage(hexToBytes(a as `0x${string}`), hexToBytes(slot as `0x${string}`)));
+  t.false(journal.isWarmedStorage(hexToBytes(`0x${b}`), hexToBytes(slot as `0x${string}`)), 'the other warm address did not get the slot');
+  journal.addAlwaysWarmAddress(c);
+  t.false(journal.isWarmedStorage(hexToBytes(c as `0x${string}`), hexToBytes(slot as `0x${string}`)), 'nor does one made warm later');
+
+  journal.accessList = new Map();
+  journal.addAlwaysWarmAddress(b, true);
+  journal.addAlwaysWarmSlot(c, slot, true);
+  t.deepEqual([...journal.accessList.keys()], [b, c.slice(2)]);
+  t.deepEqual([...journal.accessList.get(b)!], []);
+  t.deepEqual([...journal.accessList.get(c.slice(2))!], [slot.slice(2)]);
+  t.throws(() => journal.addAlwaysWarmAddress(42), { message: /stripHexPrefix/ }, 'the library error for a non-string');
+});

@@ -22,6 +22,7 @@ let inlineStepsInstalled: Promise<void> | undefined;
 let wordHandlersInstalled: Promise<void> | undefined;
 let frameResultsInstalled: Promise<void> | undefined;
 let callFramesInstalled: Promise<void> | undefined;
+let warmAddressesInstalled: Promise<void> | undefined;
 
 /**
  * A module of `@ethereumjs/evm` by its path in the package (its internals are not exported): the
@@ -34,7 +35,7 @@ async function evmModule<T>(path: string): Promise<T> {
 
 /** Every tuning of the interpreter this node runs with; once per thread, before the first EVM runs. */
 export async function tuneInterpreter(): Promise<void> {
-  await Promise.all([cacheJumpAnalysis(), runSynchronousOpcodesInline(), convertWordsDirectly(), mergeFrameStateWithAssign(), openCallFramesWithAssign()]);
+  await Promise.all([cacheJumpAnalysis(), runSynchronousOpcodesInline(), convertWordsDirectly(), mergeFrameStateWithAssign(), openCallFramesWithAssign(), warmAddressesWithoutSets()]);
 }
 
 /**
@@ -557,3 +558,60 @@ function openCallFramesWithAssign(): Promise<void> {
   return callFramesInstalled;
 }
 /* eslint-enable @typescript-eslint/no-explicit-any */
+
+interface WarmJournal {
+  alwaysWarmJournal: Map<string, Set<string>>;
+  accessList?: Map<string, Set<string>>;
+  addAlwaysWarmAddress(addressStr: string, addToAccessList?: boolean): void;
+}
+interface JournalPrototype {
+  addAlwaysWarmAddress(this: WarmJournal, addressStr: string, addToAccessList?: boolean): void;
+  addAlwaysWarmSlot(this: WarmJournal, addressStr: string, slotStr: string, addToAccessList?: boolean): void;
+}
+
+/** What the library's `stripHexPrefix` matches (util/internal.js `isHexString`). */
+const PREFIXED_HEX = /^0x[0-9A-Fa-f]*$/;
+
+/**
+ * Every transaction from Berlin on marks the precompiles, its sender, its recipient and the coinbase
+ * warm (`runTx`, EIP-2929): about 20 calls of `Journal.addAlwaysWarmAddress`, each testing its
+ * argument against a regular expression (`stripHexPrefix`) and giving the address a new, almost
+ * always empty, set of warm slots. Here the expression is tested only on strings that start with
+ * `0x` (the same result: no other string matches it), and the addresses share one empty set until a
+ * slot of theirs is made warm (`addAlwaysWarmSlot`, the only writer of those sets, gives the address
+ * its own set first). Readers only ask the sets whether they hold a slot. The access list that
+ * `eth_createAccessList` collects keeps a set of its own per address, as before.
+ */
+function warmAddressesWithoutSets(): Promise<void> {
+  warmAddressesInstalled ??= (async () => {
+    const { Journal } = await evmModule<{ Journal?: { prototype: JournalPrototype } }>('./journal.js');
+    const prototype = Journal?.prototype;
+    if (prototype === undefined || typeof prototype.addAlwaysWarmAddress !== 'function' || typeof prototype.addAlwaysWarmSlot !== 'function') {
+      throw new Error('@ethereumjs/evm: Journal.addAlwaysWarmAddress not found');
+    }
+    const { addAlwaysWarmAddress: libraryAddAddress, addAlwaysWarmSlot: libraryAddSlot } = prototype;
+    const NO_WARM_SLOTS: ReadonlySet<string> = new Set();
+    const stripped = (hex: string): string => (hex.charCodeAt(0) === 48 && hex.charCodeAt(1) === 120 && PREFIXED_HEX.test(hex) ? hex.slice(2) : hex);
+    prototype.addAlwaysWarmAddress = function (addressStr, addToAccessList = false) {
+      // The library's error for anything but a string.
+      if (typeof addressStr !== 'string') return libraryAddAddress.call(this, addressStr, addToAccessList);
+      const address = stripped(addressStr);
+      if (!this.alwaysWarmJournal.has(address)) this.alwaysWarmJournal.set(address, NO_WARM_SLOTS as Set<string>);
+      if (addToAccessList && this.accessList !== undefined && !this.accessList.has(address)) this.accessList.set(address, new Set());
+    };
+    prototype.addAlwaysWarmSlot = function (addressStr, slotStr, addToAccessList = false) {
+      if (typeof addressStr !== 'string' || typeof slotStr !== 'string') return libraryAddSlot.call(this, addressStr, slotStr, addToAccessList);
+      const address = stripped(addressStr);
+      this.addAlwaysWarmAddress(address, addToAccessList);
+      let slots = this.alwaysWarmJournal.get(address)!;
+      if (slots === NO_WARM_SLOTS) {
+        slots = new Set();
+        this.alwaysWarmJournal.set(address, slots);
+      }
+      const slot = stripped(slotStr);
+      slots.add(slot);
+      if (addToAccessList && this.accessList !== undefined) this.accessList.get(address)!.add(slot);
+    };
+  })();
+  return warmAddressesInstalled;
+}
