@@ -170,6 +170,11 @@ function copyAccount(account: Account): Account {
  * and flushes entries as the library's does. Partial accounts (binary-tree state) are the library's.
  */
 class DecodedAccountCache extends AccountCache {
+  constructor(opts: ConstructorParameters<typeof AccountCache>[0]) {
+    super(opts);
+    if (this._orderedMapCache !== undefined) this._orderedMapCache = new HashedEntries() as unknown as typeof this._orderedMapCache;
+  }
+
   override put(address: Address, account: Account | undefined, couldBePartialAccount = false): void {
     if (account === undefined || couldBePartialAccount) return super.put(address, account, couldBePartialAccount);
     const addressHex = bytesToUnprefixedHex(address.bytes);
@@ -194,4 +199,35 @@ function nodeStore(db: CheckpointDB): TrieNodes['store'] {
     get: (hash) => db.get(hash),
     put: (hash, encoded) => beneath.put(bytesToUnprefixedHex(hash), encoded),
   };
+}
+
+/**
+ * The part of js-sdsl's OrderedMap the library's account cache uses, on a hash map. The cache holds
+ * every account a block touched until the block is flushed (it never evicts, so that no write is
+ * lost), and nothing reads it in key order; the red-black tree kept it sorted by address at a string
+ * comparison per level: ~60 ms of a fresh node's chain profile over 5,000 transfers to new recipients.
+ */
+class HashedEntries<V> {
+  private readonly entries = new Map<string, V>();
+
+  getElementByKey(key: string): V | undefined {
+    return this.entries.get(key);
+  }
+
+  setElement(key: string, value: V): number {
+    this.entries.set(key, value);
+    return this.entries.size;
+  }
+
+  eraseElementByKey(key: string): boolean {
+    return this.entries.delete(key);
+  }
+
+  size(): number {
+    return this.entries.size;
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
 }
