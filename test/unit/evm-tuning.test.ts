@@ -161,7 +161,7 @@ test.serial("frames open with memory cut from a shared buffer, on interpreters w
 });
 
 test('word32 makes the 32-byte word the library makes of a stack value', (t) => {
-  const values = [0n, 1n, 0xffn, 0x100n, 2n ** 63n, 2n ** 64n - 1n, 2n ** 64n, 2n ** 128n + 5n, 2n ** 192n, 2n ** 255n, 2n ** 256n - 1n];
+  const values = [0n, 1n, 0xffn, 0x100n, 2n ** 31n, 2n ** 32n - 1n, 2n ** 32n, 2n ** 53n - 1n, 2n ** 53n, 2n ** 200n + 1n, 2n ** 63n, 2n ** 64n - 1n, 2n ** 64n, 2n ** 128n + 5n, 2n ** 192n, 2n ** 255n, 2n ** 256n - 1n];
   for (let i = 0n; i < 200n; i++) values.push((i * 0x9e3779b97f4a7c15f39cc0605cedc834n) ** (i % 3n + 1n) % 2n ** 256n);
   for (const value of values) t.is(bytesToHex(word32(value)), bytesToHex(setLengthLeft(bigIntToBytes(value), 32)), `value ${value}`);
   t.throws(() => word32(2n ** 256n));
