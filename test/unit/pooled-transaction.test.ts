@@ -80,8 +80,12 @@ test('an EIP-1559 transaction: the same object as createTxFromRLP, for any field
 
 test('where the block fork refuses an admitted transaction, the same error as createTxFromRLP', (t) => {
   const overOsakaCap = createFeeMarket1559Tx({ chainId: 1337n, gasLimit: 2n ** 24n + 1n, maxFeePerGas: 10n, to: `0x${'11'.repeat(20)}` }, { common: prague }).sign(KEY).serialize();
+  // Admitted before Shanghai, where initcode had no size limit (49,152 bytes from EIP-3860 on).
+  const paris = txCommonFor(1337n, 'paris');
+  const largeInitcode = createFeeMarket1559Tx({ chainId: 1337n, gasLimit: 16_000_000n, maxFeePerGas: 10n, data: new Uint8Array(49_153) }, { common: paris }).sign(KEY).serialize();
   const cases: [string, Uint8Array, ReturnType<typeof txCommonFor>][] = [
     ['gas over the EIP-7825 cap under Osaka', overOsakaCap, txCommonFor(1337n, 'osaka')],
+    ['a creation over the EIP-3860 initcode limit under Shanghai', largeInitcode, txCommonFor(1337n, 'shanghai')],
     ['EIP-1559 not yet active (Berlin)', overOsakaCap, txCommonFor(1337n, 'berlin')],
     ['another chain id', overOsakaCap, txCommonFor(1338n, 'prague')],
   ];
@@ -91,6 +95,7 @@ test('where the block fork refuses an admitted transaction, the same error as cr
     t.is(thrown(() => pooledTransaction(raw, common)), expected, why);
   }
   t.is(pooledTransaction(overOsakaCap, prague).gasLimit, 2n ** 24n + 1n, 'under Prague the same bytes are a valid transaction');
+  t.is(pooledTransaction(largeInitcode, paris).data.length, 49_153, 'and under Paris the large creation');
 });
 
 test('other transaction types are left to createTxFromRLP', (t) => {
