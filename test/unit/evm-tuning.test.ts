@@ -198,18 +198,20 @@ test.serial('warm addresses share no slots: a slot made warm is warm for its add
   };
   const journal = new Journal({}, new Common({ chain: Mainnet, hardfork: Hardfork.Prague }));
   journal.cleanJournal();
-  const [a, b, c] = ['0x' + 'aa'.repeat(20), 'bb'.repeat(20), '0x' + 'cc'.repeat(20)];
-  const slot = '0x' + '01'.repeat(32);
+  const a: `0x${string}` = `0x${'aa'.repeat(20)}`;
+  const b = 'bb'.repeat(20);
+  const c: `0x${string}` = `0x${'cc'.repeat(20)}`;
+  const slot: `0x${string}` = `0x${'01'.repeat(32)}`;
   journal.addAlwaysWarmAddress(a);
   journal.addAlwaysWarmAddress(b);
-  t.true(journal.isWarmedAddress(hexToBytes(a as `0x${string}`)), 'a prefixed address is warm');
+  t.true(journal.isWarmedAddress(hexToBytes(a)), 'a prefixed address is warm');
   t.true(journal.isWarmedAddress(hexToBytes(`0x${b}`)), 'an unprefixed one too');
-  t.false(journal.isWarmedAddress(hexToBytes(c as `0x${string}`)));
+  t.false(journal.isWarmedAddress(hexToBytes(c)));
   journal.addAlwaysWarmSlot(a, slot);
-  t.true(journal.isWarmedStorage(hexToBytes(a as `0x${string}`), hexToBytes(slot as `0x${string}`)));
-  t.false(journal.isWarmedStorage(hexToBytes(`0x${b}`), hexToBytes(slot as `0x${string}`)), 'the other warm address did not get the slot');
+  t.true(journal.isWarmedStorage(hexToBytes(a), hexToBytes(slot)));
+  t.false(journal.isWarmedStorage(hexToBytes(`0x${b}`), hexToBytes(slot)), 'the other warm address did not get the slot');
   journal.addAlwaysWarmAddress(c);
-  t.false(journal.isWarmedStorage(hexToBytes(c as `0x${string}`), hexToBytes(slot as `0x${string}`)), 'nor does one made warm later');
+  t.false(journal.isWarmedStorage(hexToBytes(c), hexToBytes(slot)), 'nor does one made warm later');
 
   journal.accessList = new Map();
   journal.addAlwaysWarmAddress(b, true);

@@ -5,7 +5,7 @@
  */
 import type { Common } from '@ethereumjs/common';
 import { EVMError } from '@ethereumjs/evm';
-import { Account, bigIntToBytes, bytesToBigInt, createZeroAddress, setLengthLeft } from '@ethereumjs/util';
+import { Account, bigIntToBytes, bytesToBigInt, createZeroAddress, isHexString, setLengthLeft } from '@ethereumjs/util';
 import { withFields } from '../util/with-fields.js';
 
 interface JumpAnalysis {
@@ -581,9 +581,6 @@ interface JournalPrototype {
   addAlwaysWarmSlot(this: WarmJournal, addressStr: string, slotStr: string, addToAccessList?: boolean): void;
 }
 
-/** What the library's `stripHexPrefix` matches (util/internal.js `isHexString`). */
-const PREFIXED_HEX = /^0x[0-9A-Fa-f]*$/;
-
 /**
  * Every transaction from Berlin on marks the precompiles, its sender, its recipient and the coinbase
  * warm (`runTx`, EIP-2929): about 20 calls of `Journal.addAlwaysWarmAddress`, each testing its
@@ -603,7 +600,8 @@ function warmAddressesWithoutSets(): Promise<void> {
     }
     const { addAlwaysWarmAddress: libraryAddAddress, addAlwaysWarmSlot: libraryAddSlot } = prototype;
     const NO_WARM_SLOTS: ReadonlySet<string> = new Set();
-    const stripped = (hex: string): string => (hex.charCodeAt(0) === 48 && hex.charCodeAt(1) === 120 && PREFIXED_HEX.test(hex) ? hex.slice(2) : hex);
+    // The library's `stripHexPrefix`, its expression asked only of strings that start with 0x.
+    const stripped = (hex: string): string => (hex.charCodeAt(0) === 48 && hex.charCodeAt(1) === 120 && isHexString(hex) ? hex.slice(2) : hex);
     prototype.addAlwaysWarmAddress = function (addressStr, addToAccessList = false) {
       // The library's error for anything but a string.
       if (typeof addressStr !== 'string') return libraryAddAddress.call(this, addressStr, addToAccessList);
