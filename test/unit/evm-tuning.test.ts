@@ -9,7 +9,7 @@ import { Common, Hardfork, Mainnet } from '@ethereumjs/common';
 import { createEVM, type EVM } from '@ethereumjs/evm';
 import { Account, Address, bigIntToBytes, bytesToHex, hexToBytes, setLengthLeft } from '@ethereumjs/util';
 import { keccak256 } from 'ethers';
-import { fastEipLookup, tuneInterpreter, word32 } from '../../src/shared/execution/evm-tuning.js';
+import { fastEipLookup, libraryStorageHandlers, tuneInterpreter, word32 } from '../../src/shared/execution/evm-tuning.js';
 
 const LOOPER = new Address(hexToBytes('0x00000000000000000000000000000000000000c1'));
 const CALLER = new Address(hexToBytes('0x00000000000000000000000000000000000000c2'));
@@ -220,4 +220,96 @@ test.serial('warm addresses share no slots: a slot made warm is warm for its add
   t.deepEqual([...journal.accessList.get(b)!], []);
   t.deepEqual([...journal.accessList.get(c.slice(2))!], [slot.slice(2)]);
   t.throws(() => journal.addAlwaysWarmAddress(42), { message: /stripHexPrefix/ }, 'the library error for a non-string');
+});
+
+/**
+ * EIP-2200's test cases (two SSTOREs to slot 0, or three), each run with slot 0 holding 0 and then 1
+ * before the call; then SLOADs cold and warm, full-width keys and values, SSTORE at the EIP-2200
+ * sentry (2,300 gas left and one more), and an SSTORE under STATICCALL.
+ */
+const WIDE = 'f0'.repeat(31) + '0f';
+const STORAGE_PROGRAMS: Array<{ code: string; gasLimit?: bigint }> = [
+  ...[
+    '60006000556000600055',
+    '60006000556001600055',
+    '60016000556000600055',
+    '60016000556002600055',
+    '60016000556001600055',
+    '60026000556000600055',
+    '60026000556003600055',
+    '60026000556001600055',
+    '60026000556002600055',
+    '600160005560006000556001600055',
+    '600060005560016000556000600055',
+  ].map((code) => ({ code: `0x${code}` })),
+  // SLOAD slot 0 twice (cold, then warm), then SSTORE what it read + 1 and return it.
+  { code: '0x6000545060005460010160005560005460005260206000f3' },
+  // A full-width value under a full-width key, read back; then the key cleared.
+  { code: `0x7f${WIDE}7f${WIDE}557f${WIDE}5460005260007f${WIDE}5560206000f3` },
+  // PUSH1, PUSH1 (6 gas) then SSTORE with 2,300 and 2,301 gas left: the sentry traps the first.
+  { code: '0x6001600055', gasLimit: 2306n },
+  { code: '0x6001600055', gasLimit: 2307n },
+  { code: '0x6001600055', gasLimit: 25_000n },
+  // STATICCALL to the 0x…c1 contract (whose code stores 1 at slot 0 here), returning the call's success flag.
+  { code: `0x60006000600060007300000000000000000000000000000000000000c15afa60005260206000f3` },
+];
+const STORAGE_FORKS = [Hardfork.Petersburg, Hardfork.Constantinople, Hardfork.Istanbul, Hardfork.Berlin, Hardfork.London, Hardfork.Cancun, Hardfork.Prague, Hardfork.Osaka];
+
+async function storageOutcome(hardfork: string, code: string, gasLimit: bigint, slotZero: bigint, withLibraryHandlers: boolean) {
+  const evm = await createEVM({ common: new Common({ chain: Mainnet, hardfork }) });
+  if (withLibraryHandlers) {
+    const map = (evm as unknown as { _opcodeMap: Array<Record<string, unknown>> })._opcodeMap;
+    map[0x54] = { ...map[0x54], gasHandler: libraryStorageHandlers.sloadGas };
+    map[0x55] = { ...map[0x55], gasHandler: libraryStorageHandlers.sstoreGas, opHandler: libraryStorageHandlers.sstore };
+  }
+  const to = new Address(hexToBytes('0x00000000000000000000000000000000000000d1'));
+  const word = (value: bigint) => setLengthLeft(bigIntToBytes(value), 32);
+  await evm.stateManager.putAccount(SENDER, new Account(0n, 10n ** 18n));
+  for (const [address, bytes] of [
+    [to, code],
+    [LOOPER, '0x6001600055'],
+  ] as const) {
+    await evm.stateManager.putAccount(address, new Account());
+    await evm.stateManager.putCode(address, hexToBytes(bytes as `0x${string}`));
+    if (slotZero !== 0n) await evm.stateManager.putStorage(address, word(0n), bigIntToBytes(slotZero));
+  }
+  const { execResult } = await evm.runCall({ caller: SENDER, origin: SENDER, to, gasLimit });
+  const slots = [word(0n), hexToBytes(`0x${WIDE}`)];
+  return {
+    gasUsed: execResult.executionGasUsed,
+    gasRefund: execResult.gasRefund,
+    returnValue: bytesToHex(execResult.returnValue),
+    error: execResult.exceptionError?.error,
+    storage: await Promise.all([to, LOOPER].flatMap((address) => slots.map(async (slot) => bytesToHex(await evm.stateManager.getStorage(address, slot))))),
+  };
+}
+
+test.serial("SLOAD and SSTORE with words made by word32 charge, refund, store and trap as the library's handlers, Petersburg to Osaka", async (t) => {
+  t.is(typeof libraryStorageHandlers.sstoreGas, 'function', 'the tuning kept the handlers it replaced');
+  const refunds = new Set<bigint>();
+  const errors = new Set<string | undefined>();
+  for (const hardfork of STORAGE_FORKS) {
+    for (const { code, gasLimit = 100_000n } of STORAGE_PROGRAMS) {
+      for (const slotZero of [0n, 1n]) {
+        const tuned = await storageOutcome(hardfork, code, gasLimit, slotZero, false);
+        const library = await storageOutcome(hardfork, code, gasLimit, slotZero, true);
+        t.deepEqual(tuned, library, `${hardfork} ${code} gas ${gasLimit} slot 0 = ${slotZero}`);
+        refunds.add(tuned.gasRefund ?? 0n);
+        errors.add(tuned.error);
+      }
+    }
+  }
+  // The programs reach the rules they are meant to: refunds of several sizes, the sentry's out-of-gas.
+  t.true(refunds.size >= 4, `refunds seen: ${[...refunds].join(', ')}`);
+  t.true(errors.has('out of gas'));
+  t.true(errors.has(undefined));
+});
+
+test.serial('SSTORE under STATICCALL fails the inner call; a full-width value is stored and read back whole', async (t) => {
+  const staticCall = await storageOutcome(Hardfork.Prague, STORAGE_PROGRAMS.at(-1)!.code, 100_000n, 0n, false);
+  t.is(staticCall.returnValue, bytesToHex(setLengthLeft(Uint8Array.of(0), 32)), 'the STATICCALL returned failure');
+  t.is(staticCall.storage[2], '0x', 'and the callee stored nothing');
+  const wide = await storageOutcome(Hardfork.Prague, STORAGE_PROGRAMS[12]!.code, 100_000n, 0n, false);
+  t.is(wide.returnValue, `0x${WIDE}`);
+  t.is(wide.storage[1], '0x', 'then cleared');
 });

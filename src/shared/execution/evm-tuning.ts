@@ -3,7 +3,7 @@
  * Each reaches into the library's internals and throws when those are not where it expects them (a
  * library upgrade must look again, not silently lose the speed-up); unit tests run them.
  */
-import type { Common } from '@ethereumjs/common';
+import { Hardfork, type Common } from '@ethereumjs/common';
 import { EVMError } from '@ethereumjs/evm';
 import { Account, bigIntToBytes, bytesToBigInt, createZeroAddress, isHexString, setLengthLeft } from '@ethereumjs/util';
 import { withFields } from '../util/with-fields.js';
@@ -20,6 +20,7 @@ interface InterpreterPrototype {
 let jumpAnalysisCached: Promise<void> | undefined;
 let inlineStepsInstalled: Promise<void> | undefined;
 let wordHandlersInstalled: Promise<void> | undefined;
+let storageHandlersInstalled: Promise<void> | undefined;
 let frameResultsInstalled: Promise<void> | undefined;
 let callFramesInstalled: Promise<void> | undefined;
 let warmAddressesInstalled: Promise<void> | undefined;
@@ -35,7 +36,7 @@ async function evmModule<T>(path: string): Promise<T> {
 
 /** Every tuning of the interpreter this node runs with; once per thread, before the first EVM runs. */
 export async function tuneInterpreter(): Promise<void> {
-  await Promise.all([cacheJumpAnalysis(), runSynchronousOpcodesInline(), convertWordsDirectly(), mergeFrameStateWithAssign(), openCallFramesWithAssign(), warmAddressesWithoutSets()]);
+  await Promise.all([cacheJumpAnalysis(), runSynchronousOpcodesInline(), convertWordsDirectly(), convertStorageWordsDirectly(), mergeFrameStateWithAssign(), openCallFramesWithAssign(), warmAddressesWithoutSets()]);
 }
 
 /**
@@ -278,9 +279,9 @@ const TWO_POW256 = 1n << 256n;
 /**
  * A stack value (0 ≤ value < 2²⁵⁶) as 32 big-endian bytes. The library's
  * `setLengthLeft(bigIntToBytes(value), 32)` goes through a hex string checked by a regular expression,
- * then pads by spreading both arrays into a new one: for every MSTORE, SLOAD key and log topic (30–40
- * a token transfer). Written here byte by byte: most values (memory offsets, lengths, small slots)
- * fit a Number; the others go 32 bits at a time. A DataView over the array would be simpler but
+ * then pads by spreading both arrays into a new one: for every MSTORE, storage key and value and log
+ * topic (40–50 a token transfer). Written here byte by byte: most values (memory offsets, lengths,
+ * small slots) fit a Number; the others go 32 bits at a time. A DataView over the array would be simpler but
  * costs ~0.8 µs each time: asking a 32-byte array for its `buffer` makes V8 move it off its heap.
  */
 export function word32(value: bigint): Uint8Array {
@@ -349,6 +350,116 @@ function convertWordsDirectly(): Promise<void> {
     for (let opcode = 0xa0; opcode <= 0xa4; opcode++) handlers.set(opcode, log);
   })();
   return wordHandlersInstalled;
+}
+
+/** A 32-byte storage value as the library's `setLengthLeftStorage` makes it: empty when zero, else left-padded to 32 bytes. */
+function storageWord(value: Uint8Array, libraryStorageWord: (value: Uint8Array) => Uint8Array): Uint8Array {
+  let first = 0;
+  while (first < value.length && value[first] === 0) first++;
+  if (first === value.length) return new Uint8Array(0);
+  if (value.length === 32) return value;
+  // Longer than a word: the library's conversion, and its error.
+  if (value.length > 32) return libraryStorageWord(value);
+  const out = new Uint8Array(32);
+  out.set(value, 32 - value.length);
+  return out;
+}
+
+/** A nonzero stack value in its shortest big-endian bytes, as `bigIntToBytes` gives it. */
+function shortestBytes(value: bigint): Uint8Array {
+  const word = word32(value);
+  let first = 0;
+  while (first < 31 && word[first] === 0) first++;
+  return word.slice(first);
+}
+
+interface StorageRunState {
+  stack: { peek(count?: number): bigint[]; popN(count: number): bigint[] };
+  interpreter: {
+    isStatic(): boolean;
+    storageLoad(key: Uint8Array, original?: boolean, trackBal?: boolean): Promise<Uint8Array>;
+    storageStore(key: Uint8Array, value: Uint8Array): Promise<void>;
+  };
+}
+type StorageGasHandler = (runState: StorageRunState, gas: bigint, common: Common) => Promise<bigint>;
+type StorageOpHandler = (runState: StorageRunState, common: Common) => Promise<void>;
+type SstoreGasRule = (runState: StorageRunState, current: Uint8Array, original: Uint8Array, value: Uint8Array, ...rest: unknown[]) => bigint;
+
+/** The library's SLOAD and SSTORE handlers that `convertStorageWordsDirectly` replaced: tests run both. */
+export const libraryStorageHandlers: { sloadGas?: StorageGasHandler; sstoreGas?: StorageGasHandler; sstore?: StorageOpHandler } = {};
+
+/**
+ * SLOAD's and SSTORE's gas and SSTORE's effect (opcodes/gas.js and functions.js) turn the stack's key
+ * and value into bytes with `setLengthLeft(bigIntToBytes(x), 32)`: a hex string, a regular
+ * expression and a pad by spreading two arrays, ~1.5 µs each against ~0.35 µs for `word32`; a token
+ * transfer makes about twelve. These are the library's handlers with the words made by `word32`, for
+ * the forks up to Osaka. Where a later EIP changes them (Verkle or binary-tree witnesses 6800/7864,
+ * block-level access lists 7928, state gas 8037/8038), the library's own handler runs.
+ */
+function convertStorageWordsDirectly(): Promise<void> {
+  storageHandlersInstalled ??= (async () => {
+    const [{ handlers }, { dynamicGasHandlers }, eip2929, eip2200, eip1283, util] = await Promise.all([
+      evmModule<{ handlers?: Map<number, StorageOpHandler> }>('./opcodes/functions.js'),
+      evmModule<{ dynamicGasHandlers?: Map<number, StorageGasHandler> }>('./opcodes/gas.js'),
+      evmModule<{ accessStorageEIP2929?: (runState: StorageRunState, key: Uint8Array, isSstore: boolean, common: Common, charge: boolean) => bigint }>('./opcodes/EIP2929.js'),
+      evmModule<{ updateSstoreGasEIP2200?: SstoreGasRule }>('./opcodes/EIP2200.js'),
+      evmModule<{ updateSstoreGasEIP1283?: SstoreGasRule }>('./opcodes/EIP1283.js'),
+      evmModule<{ updateSstoreGas?: (runState: StorageRunState, current: Uint8Array, value: Uint8Array, common: Common) => bigint; setLengthLeftStorage?: (value: Uint8Array) => Uint8Array; trap?: (message: string) => never }>('./opcodes/util.js'),
+    ]);
+    const sloadGas = dynamicGasHandlers?.get(0x54);
+    const sstoreGas = dynamicGasHandlers?.get(0x55);
+    const sstore = handlers?.get(0x55);
+    const { accessStorageEIP2929 } = eip2929;
+    const { updateSstoreGasEIP2200 } = eip2200;
+    const { updateSstoreGasEIP1283 } = eip1283;
+    const { updateSstoreGas, setLengthLeftStorage, trap } = util;
+    if (
+      handlers === undefined ||
+      dynamicGasHandlers === undefined ||
+      typeof sloadGas !== 'function' ||
+      typeof sstoreGas !== 'function' ||
+      typeof sstore !== 'function' ||
+      typeof accessStorageEIP2929 !== 'function' ||
+      typeof updateSstoreGasEIP2200 !== 'function' ||
+      typeof updateSstoreGasEIP1283 !== 'function' ||
+      typeof updateSstoreGas !== 'function' ||
+      typeof setLengthLeftStorage !== 'function' ||
+      typeof trap !== 'function'
+    ) {
+      throw new Error('@ethereumjs/evm: the SLOAD/SSTORE handlers or their gas rules are not where they were');
+    }
+    Object.assign(libraryStorageHandlers, { sloadGas, sstoreGas, sstore });
+    const witnessed = (common: Common) => common.isActivatedEIP(6800) || common.isActivatedEIP(7864);
+    const sstoreChanged = (common: Common) => witnessed(common) || common.isActivatedEIP(7928) || common.isActivatedEIP(8037) || common.isActivatedEIP(8038);
+
+    dynamicGasHandlers.set(0x54, async function sloadGasWithWords(runState, gas, common) {
+      if (witnessed(common)) return sloadGas(runState, gas, common);
+      if (common.isActivatedEIP(2929)) gas += accessStorageEIP2929(runState, word32(runState.stack.peek()[0]!), false, common, true);
+      return gas;
+    });
+    dynamicGasHandlers.set(0x55, async function sstoreGasWithWords(runState, gas, common) {
+      if (sstoreChanged(common)) return sstoreGas(runState, gas, common);
+      if (runState.interpreter.isStatic()) trap(EVMError.errorMessages.STATIC_STATE_CHANGE);
+      const peeked = runState.stack.peek(2);
+      const key = word32(peeked[0]!);
+      const val = peeked[1]!;
+      const value = val === 0n ? new Uint8Array(0) : word32(val);
+      const current = storageWord(await runState.interpreter.storageLoad(key, false, false), setLengthLeftStorage);
+      const original = storageWord(await runState.interpreter.storageLoad(key, true, false), setLengthLeftStorage);
+      if (common.hardfork() === Hardfork.Constantinople) gas += updateSstoreGasEIP1283(runState, current, original, value, common);
+      else if (common.gteHardfork(Hardfork.Istanbul)) gas += updateSstoreGasEIP2200(runState, current, original, value, key, common);
+      else gas += updateSstoreGas(runState, current, value, common);
+      if (common.isActivatedEIP(2929)) gas += accessStorageEIP2929(runState, key, true, common, true);
+      return gas;
+    });
+    handlers.set(0x55, async function sstoreWithWords(runState, common) {
+      if (common.isActivatedEIP(8037)) return sstore(runState, common);
+      const popped = runState.stack.popN(2);
+      const val = popped[1]!;
+      await runState.interpreter.storageStore(word32(popped[0]!), val === 0n ? new Uint8Array(0) : shortestBytes(val));
+    });
+  })();
+  return storageHandlersInstalled;
 }
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- a copy of the library's untyped internals */
