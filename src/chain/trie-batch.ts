@@ -98,7 +98,8 @@ export async function readTrieValue(nodes: TrieNodes, root: Uint8Array, key: Uin
   const nibbles = toNibbles(key);
   let child: Child | undefined = { t: STORED, ref: root };
   for (let depth = 0; child !== undefined; ) {
-    const node: TrieNode = await nodes.resolve(child);
+    const found = nodes.resolve(child);
+    const node = found instanceof Promise ? await found : found;
     if (node.t === BRANCH) {
       child = node.children[nibbles[depth++]!];
       continue;
@@ -115,10 +116,15 @@ export async function readTrieValue(nodes: TrieNodes, root: Uint8Array, key: Uin
  * Decoded trie nodes by hash, read through `store`. Nodes are content-addressed and never changed in
  * place here (an update makes new nodes), so a decoded node stays valid for as long as it is kept;
  * keeping the most recently used saves decoding the top of the trie again on every read and commit.
+ * They are kept in two generations of up to half the limit each: a node found in the older one moves
+ * to the recent one, and when the recent one is full it becomes the older one (the older is dropped).
+ * A hit on a recent node is then one map lookup, where moving it to the end of one ordered map took a
+ * delete and an insert; a node that is known answers without a promise.
  */
 export class TrieNodes {
   readonly emptyRoot: Uint8Array;
-  private readonly decoded = new Map<string, TrieNode>();
+  private recent = new Map<string, TrieNode>();
+  private older = new Map<string, TrieNode>();
 
   constructor(
     readonly store: TrieNodeStore,
@@ -128,24 +134,42 @@ export class TrieNodes {
     this.emptyRoot = keccak(RLP.encode(EMPTY));
   }
 
-  async resolve(child: Child): Promise<TrieNode> {
+  /** The node `child` refers to: at once when it is embedded or kept, else once read from the store. */
+  resolve(child: Child): TrieNode | Promise<TrieNode> {
     if (child.t !== STORED) return child;
     if (Array.isArray(child.ref)) return decodeNode(child.ref);
     const hash = child.ref as Uint8Array;
     const key = Buffer.from(hash.buffer, hash.byteOffset, hash.byteLength).toString('latin1');
-    const known = this.decoded.get(key);
-    if (known !== undefined) {
-      // Map order is insertion order: moved to the end, it is the most recently used.
-      this.decoded.delete(key);
-      this.decoded.set(key, known);
-      return known;
+    const recent = this.recent.get(key);
+    if (recent !== undefined) return recent;
+    const older = this.older.get(key);
+    if (older !== undefined) {
+      this.older.delete(key);
+      this.keep(key, older);
+      return older;
     }
+    return this.read(hash, key);
+  }
+
+  /** How many decoded nodes are kept (at most the limit). */
+  get size(): number {
+    return this.recent.size + this.older.size;
+  }
+
+  private async read(hash: Uint8Array, key: string): Promise<TrieNode> {
     const encoded = await this.store.get(hash);
     if (encoded === undefined) throw new Error('Missing node in DB');
     const node = decodeNode(RLP.decode(encoded) as NestedUint8Array);
-    this.decoded.set(key, node);
-    if (this.decoded.size > this.limit) this.decoded.delete(this.decoded.keys().next().value!);
+    this.keep(key, node);
     return node;
+  }
+
+  private keep(key: string, node: TrieNode): void {
+    this.recent.set(key, node);
+    if (this.recent.size >= Math.max(1, this.limit >> 1)) {
+      this.older = this.recent;
+      this.recent = new Map();
+    }
   }
 }
 
@@ -159,7 +183,8 @@ class TrieUpdate {
   async apply(child: Child | undefined, depth: number, lo: number, hi: number): Promise<Child | undefined> {
     if (lo === hi) return child;
     if (child === undefined) return build(this.entries.slice(lo, hi).filter((e) => e.value !== undefined), depth);
-    const node = await this.nodes.resolve(child);
+    const found = this.nodes.resolve(child);
+    const node = found instanceof Promise ? await found : found;
     switch (node.t) {
       case LEAF: {
         // The leaf is one more entry under this path, unless a write of the same key replaces it.
@@ -217,7 +242,8 @@ class TrieUpdate {
   /** `child` reached through `path`: a leaf or extension takes the path in front of its own. */
   private async prefixed(path: Uint8Array, child: Child | undefined): Promise<Child | undefined> {
     if (child === undefined || path.length === 0) return child;
-    const node = await this.nodes.resolve(child);
+    const found = this.nodes.resolve(child);
+    const node = found instanceof Promise ? await found : found;
     if (node.t === LEAF) return { t: LEAF, path: concatNibbles(path, node.path), value: node.value };
     if (node.t === EXTENSION) return { t: EXTENSION, path: concatNibbles(path, node.path), child: node.child };
     return { t: EXTENSION, path, child };

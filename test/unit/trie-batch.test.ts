@@ -134,3 +134,31 @@ test('a key written twice in one batch, or keys of two lengths, are refused', as
     message: /lengths/,
   });
 });
+
+test('decoded nodes: at most the limit are kept, a node read again is not read from the store while kept, and reads stay right after eviction', async (t) => {
+  const db = new MapDB<string, Uint8Array>();
+  let gets = 0;
+  const backing: TrieNodeStore = {
+    get: async (hash) => {
+      gets++;
+      return db.get(bytesToHex(hash).slice(2));
+    },
+    put: async (hash, encoded) => db.put(bytesToHex(hash).slice(2), encoded),
+  };
+  const nodes = new TrieNodes(backing, keccak_256, 8);
+  const empty = (await createMPT()).root();
+  const keys = Array.from({ length: 300 }, () => randomBytes(32));
+  const values = keys.map((_, i) => valueOf(i));
+  const root = await applyTrieWrites(nodes, empty, keys.map((key, i) => ({ key, value: values[i] })), keccak_256);
+  // A fresh cache over the same store: every node comes from the store once, until evicted.
+  const fresh = new TrieNodes(backing, keccak_256, 8);
+  gets = 0;
+  t.deepEqual(await readTrieValue(fresh, root, keys[0]!), values[0]);
+  const firstRead = gets;
+  t.true(firstRead >= 2, `the root and the nodes below it were read (${firstRead})`);
+  t.deepEqual(await readTrieValue(fresh, root, keys[0]!), values[0]);
+  t.is(gets, firstRead, 'read again, the path came from the kept nodes');
+  for (const [i, key] of keys.entries()) t.deepEqual(await readTrieValue(fresh, root, key), values[i], `key ${i}`);
+  t.true(fresh.size <= 8, `kept ${fresh.size}`);
+  t.is(await readTrieValue(fresh, root, randomBytes(32)), undefined);
+});
