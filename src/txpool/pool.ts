@@ -344,9 +344,9 @@ export class TransactionPool {
     this.headNumber = number;
     if (nextBaseFee === this.baseFee) return;
     this.baseFee = nextBaseFee;
-    for (const type of TX_TYPES) {
-      this.prioritizedOrder[type].reset([...this.prioritized].filter((e) => e.tx.type === type).map((e) => this.prioritizedNode(e)));
-    }
+    const byType = new Map(TX_TYPES.map((type) => [type, [] as PrioritizedNode[]]));
+    for (const entry of this.prioritized) byType.get(entry.tx.type)!.push(this.prioritizedNode(entry));
+    for (const type of TX_TYPES) this.prioritizedOrder[type].reset(byType.get(type)!);
   }
 
   /**
@@ -465,7 +465,8 @@ export class TransactionPool {
   }
 
   /**
-   * Drops the transactions a new head included, and those its senders' nonces made stale (e.g. a
+   * Drops the transactions a new head included (by hash, or by hash key as `toHexKey` gives it), and
+   * those its senders' nonces made stale (e.g. a
    * same-nonce transaction mined from elsewhere), then promotes what became executable.
    * `senderNonces` are account nonces after the block (any `0x` hex case); for senders of included
    * pool transactions it may omit, the nonce after the highest included one is assumed. Balances are
@@ -473,11 +474,11 @@ export class TransactionPool {
    * pool never overestimates what a sender can still afford from its own transactions.
    * Returns how many transactions left the pool.
    */
-  onBlockImported(includedHashes: readonly Uint8Array[], senderNonces: ReadonlyMap<string, bigint>): number {
+  onBlockImported(includedHashes: readonly (Uint8Array | string)[], senderNonces: ReadonlyMap<string, bigint>): number {
     const sizeBefore = this.byHash.size;
     const newNonces = new Map<SenderTransactions, bigint>();
     for (const hash of includedHashes) {
-      const entry = this.byHash.get(toHexKey(hash));
+      const entry = this.byHash.get(typeof hash === 'string' ? hash : toHexKey(hash));
       if (entry === undefined) continue;
       this.detach(entry);
       const sender = entry.owner;

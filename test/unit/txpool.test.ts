@@ -459,9 +459,9 @@ test('onBlockImported removes included and stale transactions and promotes queue
   t.is(p.nextNonce(addressOf(3)), undefined);
 
   // The block holds a0, a1 and another transaction of sender 2 at nonce 0 (so b0 is stale), and sender
-  // 3's nonce 0 came from elsewhere.
+  // 3's nonce 0 came from elsewhere. Hashes come as bytes or as their keys.
   const removed = p.onBlockImported(
-    [a[0]!.hash, a[1]!.hash, new Uint8Array(32).fill(9)],
+    [a[0]!.hash, toHexKey(a[1]!.hash), new Uint8Array(32).fill(9)],
     new Map([
       [addressKey(2).toUpperCase().replace('0X', '0x'), 1n],
       [addressKey(3).slice(2), 1n],

@@ -4,6 +4,7 @@
  * BigInts and loads noble's curves: ~7 MB of RSS in every thread that does (bench/node-memory.ts).
  * Same results as @ethereumjs/util's functions of the same names.
  */
+import { unprefixedHexOf } from './hex-builtins.js';
 
 function view(bytes: Uint8Array): Buffer {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -15,7 +16,7 @@ export function equalsBytes(a: Uint8Array, b: Uint8Array): boolean {
 
 /** `0x`-prefixed lowercase hex; `0x` when empty. */
 export function bytesToHex(bytes: Uint8Array): string {
-  return `0x${view(bytes).toString('hex')}`;
+  return `0x${unprefixedHexOf(bytes)}`;
 }
 
 /** Big-endian; 0n when empty. */

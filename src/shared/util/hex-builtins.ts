@@ -28,9 +28,14 @@ interface HexConstructor {
  */
 const hexSlice = (Buffer.prototype as Buffer & { hexSlice?: (this: Uint8Array, start: number, end: number) => string }).hexSlice;
 
+/** Lower-case hex of `bytes`, without `0x`. */
+export function unprefixedHexOf(bytes: Uint8Array): string {
+  if (hexSlice !== undefined) return hexSlice.call(bytes, 0, bytes.length);
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
+}
+
 function toHex(this: Uint8Array): string {
-  if (hexSlice !== undefined) return hexSlice.call(this, 0, this.length);
-  return Buffer.from(this.buffer, this.byteOffset, this.byteLength).toString('hex');
+  return unprefixedHexOf(this);
 }
 
 /** The value of each ASCII hex digit, -1 for every other character code below 128. */
