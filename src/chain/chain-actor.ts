@@ -48,11 +48,6 @@ function ownBytes(bytes: Uint8Array | undefined): Uint8Array | null {
   return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : bytes.slice();
 }
 
-/** An EIP-7702 delegation (0xef0100 ‖ address) is code that may still send transactions. */
-function isDelegation(code: Uint8Array): boolean {
-  return code.length === 23 && code[0] === 0xef && code[1] === 0x01 && code[2] === 0x00;
-}
-
 export class ChainActor {
   readonly txpool: ChannelHandlers<TxPoolChain, 'chain'>;
   readonly consensus: ChannelHandlers<ConsensusChain, 'chain'>;
@@ -93,15 +88,9 @@ export class ChainActor {
       head: () => chain.getHead(),
       accounts: async ({ addresses }) => {
         const head = chain.getHead();
-        const accounts = await chain.withStateAt(head.stateRoot, (vm) =>
-          Promise.all(
-            addresses.map(async (bytes) => {
-              const address = new Address(bytes);
-              const account = await vm.stateManager.getAccount(address);
-              const hasCode = account?.isContract() === true && !isDelegation(await vm.stateManager.getCode(address));
-              return { nonce: account?.nonce ?? 0n, balance: account?.balance ?? 0n, hasCode };
-            }),
-          ),
+        const accounts = await chain.accountSnapshots(
+          head.stateRoot,
+          addresses.map((bytes) => new Address(bytes)),
         );
         return { head, accounts };
       },

@@ -4,7 +4,7 @@ import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
 import { createMPT } from '@ethereumjs/mpt';
 import { type Address, bytesToHex, equalsBytes } from '@ethereumjs/util';
 import type { VM } from '@ethereumjs/vm';
-import type { BuildRequest, HeadInfo, NewHeadEvent, PrebuildRequest } from '../shared/actors/messages.js';
+import type { AccountSnapshot, BuildRequest, HeadInfo, NewHeadEvent, PrebuildRequest } from '../shared/actors/messages.js';
 import type { ChainOptions } from '../shared/actors/worker-data.js';
 import type { ChainSpec } from '../shared/execution/chain-spec.js';
 import { ChainStore } from './chain-store.js';
@@ -27,6 +27,26 @@ import { BlockAssembly, YIELD_AT_TIMER_MS, toStoredReceipt } from './block-assem
 import type { BuiltBlock } from './block-assembly.js';
 import { executeBlock } from './block-execution.js';
 import type { StoredReceipt } from '../shared/ethereum/chain-records.js';
+
+/**
+ * A new head carries the post-block accounts of the block's senders, up to this many, for the pool:
+ * under load the same senders send again at once, and their admission then waits for no account read
+ * (a read from the chain while it executes the next block). Blocks with more senders leave the reads to the pool.
+ */
+const SENDER_ACCOUNTS_CARRIED = 256;
+
+/**
+ * Whether a block from elsewhere (sync, `blocks import`) is one of the last minute: a node following the
+ * chain's tip. Catching up, its blocks' senders are not worth reading for the pool.
+ */
+function isRecent(block: Block): boolean {
+  return block.header.timestamp * 1000n >= BigInt(Date.now() - 60_000);
+}
+
+/** An EIP-7702 delegation (0xef0100 ‖ address) is code that may still send transactions. */
+function isDelegation(code: Uint8Array): boolean {
+  return code.length === 23 && code[0] === 0xef && code[1] === 0x01 && code[2] === 0x00;
+}
 
 /**
  * The building state's account, storage and code caches carry over from block to block, so that the
@@ -302,13 +322,13 @@ export class Chain {
       // Executed moments ago as a proposal (validateBlock): store what that execution produced.
       adoptSenders(block, executed.senderKeys);
       this.stateDb.discardStaged();
-      const event = await this.storeAsHead(block, executed.receipts, executed.stateOps);
+      const event = await this.storeAsHead(block, executed.receipts, executed.stateOps, undefined, isRecent(block));
       await this.resetBuildState();
       return event;
     }
     try {
       const receipts = await this.execute(this.buildVm, block, this.head.hash, this.head.stateRoot);
-      return await this.storeAsHead(block, receipts);
+      return await this.storeAsHead(block, receipts, undefined, undefined, isRecent(block));
     } catch (err) {
       await this.resetBuildState();
       throw err;
@@ -491,6 +511,19 @@ export class Chain {
     return this.views.withStateAt(stateRoot, fn);
   }
 
+  /** What the pool needs of each account to admit its transactions, at `stateRoot`. */
+  accountSnapshots(stateRoot: Uint8Array, addresses: readonly Address[]): Promise<AccountSnapshot[]> {
+    return this.withStateAt(stateRoot, (vm) =>
+      Promise.all(
+        addresses.map(async (address) => {
+          const account = await vm.stateManager.getAccount(address);
+          const hasCode = account?.isContract() === true && !isDelegation(await vm.stateManager.getCode(address));
+          return { nonce: account?.nonce ?? 0n, balance: account?.balance ?? 0n, hasCode };
+        }),
+      ),
+    );
+  }
+
   /**
    * `withStateAt` on a trie-backed state manager (ethereumjs' MerkleStateManager): for what needs the
    * trie (proofs) or the state root of simulated writes (eth_simulateV1, pre-Byzantium receipts).
@@ -575,8 +608,18 @@ export class Chain {
     await this.buildVm.stateManager.setStateRoot(this.head.stateRoot, true);
   }
 
-  /** `stateOps`: the block's state writes, by default those the building state staged; `rlp`: the block's encoding when known. */
-  private async storeAsHead(block: Block, receipts: StoredReceipt[], stateOps: KvOp[] = this.stateDb.drainStaged(), rlp?: Uint8Array): Promise<NewHeadEvent> {
+  /**
+   * `stateOps`: the block's state writes, by default those the building state staged; `rlp`: the
+   * block's encoding when known; `carryAccounts`: whether the event carries the senders' accounts
+   * (`senderAccounts`), for a head the pool admits transactions against.
+   */
+  private async storeAsHead(
+    block: Block,
+    receipts: StoredReceipt[],
+    stateOps: KvOp[] = this.stateDb.drainStaged(),
+    rlp?: Uint8Array,
+    carryAccounts = true,
+  ): Promise<NewHeadEvent> {
     const hash = block.hash();
     const td = this.head.totalDifficulty + block.header.difficulty;
     const encoded = rlp ?? block.serialize();
@@ -587,8 +630,14 @@ export class Chain {
     this.setHead(block, hash, td);
 
     const senderNonces = new Map<string, bigint>();
-    for (const tx of block.transactions) senderNonces.set(tx.getSenderAddress().toString(), tx.nonce + 1n);
-    return {
+    const senders = new Map<string, Address>();
+    for (const tx of block.transactions) {
+      const sender = tx.getSenderAddress();
+      const key = sender.toString();
+      senderNonces.set(key, tx.nonce + 1n);
+      senders.set(key, sender);
+    }
+    const event: NewHeadEvent = {
       head: this.head,
       removedBlocks: [],
       addedBlocks: [hash],
@@ -596,6 +645,11 @@ export class Chain {
       senderNonces: [...senderNonces],
       removedTransactions: [],
     };
+    if (carryAccounts && senders.size <= SENDER_ACCOUNTS_CARRIED) {
+      const accounts = await this.accountSnapshots(this.head.stateRoot, [...senders.values()]);
+      event.senderAccounts = [...senders.keys()].map((key, i) => [key, accounts[i]!]);
+    }
+    return event;
   }
 
   /** `exclusive` for work that uses the building state other than assembling: any open assembly is abandoned first. */

@@ -198,6 +198,10 @@ export class TxPoolActor {
 
   onNewHead(event: NewHeadEvent): void {
     this.setHead(event.head);
+    // The block's senders as they are at this head: their next transactions need no account read.
+    for (const [address, account] of event.senderAccounts ?? []) {
+      this.accountCache.set(address.toLowerCase(), Promise.resolve({ account, block: event.head.number }));
+    }
     const senderNonces = new Map(event.senderNonces);
     if (event.removedBlocks.length > 0) this.pool.onReorg(senderNonces);
     // Each hash's key once: the pool and the recently-included set both look it up (thousands a block under load).

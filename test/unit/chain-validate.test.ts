@@ -115,6 +115,7 @@ test('validate then import stores the validated execution; the next block execut
     t.is(bytesToHex(event.head.hash), bytesToHex(block1.sealed.hash()));
     t.deepEqual(await importer.store.getReceipts(event.head.hash), await builder.store.getReceipts(block1.sealed.hash()));
     t.is(event.senderNonces.length, 2);
+    t.is(event.senderAccounts, undefined, 'a block from elsewhere of long ago (catching up) carries no accounts for the pool');
 
     // Stored state must be whole: after a restart, block 2 executes on top of it.
     await importer.close();
@@ -266,6 +267,16 @@ test('the committed proposal a validation executed is stored from it, sealed, wi
     t.deepEqual((await importer.store.getBlock(block1.sealed.hash()))!.serialize(), block1.sealed.serialize(), 'stored with its seals');
     t.deepEqual(await importer.store.getReceipts(event.head.hash), await builder.store.getReceipts(block1.sealed.hash()));
     t.is(event.senderNonces.length, 2);
+    // A committed block: each sender's account at the new head, for the pool.
+    t.deepEqual(
+      event.senderAccounts?.map(([address, account]) => [address, account.nonce]),
+      event.senderNonces,
+    );
+    for (const [sender, account] of event.senderAccounts!) {
+      const stored = await importer.withStateAt(event.head.stateRoot, (vm) => vm.stateManager.getAccount(createAddressFromString(sender)));
+      t.is(account.balance, stored!.balance);
+      t.false(account.hasCode);
+    }
 
     // Same header (hence hash) as the validated proposal, another body: decoded and executed, and refused.
     const block2 = await proposeAndCommit(builder, [candidate(signedTransfer(DEV_ACCOUNTS[0].privateKey, 1n))]);

@@ -44,6 +44,11 @@ export interface NewHeadEvent {
    */
   senderNonces: [string, bigint][];
   /**
+   * Without a re-org, and when the block has at most a few hundred senders: each sender's account at
+   * the new head, as [address hex, account] (what the pool's account reads would answer there).
+   */
+  senderAccounts?: [string, AccountSnapshot][];
+  /**
    * Transactions of the removed blocks that the added ones do not carry, oldest first, as the blocks
    * hold them: Besu puts them back in the pool. Empty without a re-org.
    */
