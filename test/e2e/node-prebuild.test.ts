@@ -75,8 +75,8 @@ test('a burst is executed ahead of the block timer into blocks a fresh node impo
   const receipts = await receiptsOf(node, hashes, 20_000);
   t.true(receipts.every((r) => r.status === '0x1'));
   const blocks = [...new Set(receipts.map((r) => Number(r.blockNumber)))];
-  const ahead = await node.waitForLog(/QBFT: (\d+) of block (\d+)'s (\d+) transactions ran ahead of its timer/, { timeoutMs: 10_000 });
-  t.true(Number(ahead.match[1]) > 0);
+  // A block of the burst with transactions run ahead (under load the first may start at its timer: 0 ahead).
+  const ahead = await node.waitForLog(/QBFT: ([1-9]\d*) of block (\d+)'s (\d+) transactions ran ahead of its timer/, { timeoutMs: 10_000 });
   t.true(blocks.includes(Number(ahead.match[2])), `block ${ahead.match[2]} holds the burst (blocks ${blocks.join(', ')})`);
   t.is(await provider.getBalance(recipient), BigInt(3 * PER_SENDER));
   const head = await node.rpc<{ number: string; hash: string }>('eth_getBlockByNumber', ['latest', false]);
