@@ -11,10 +11,11 @@ import type { Block, BlockHeader, HeaderData } from '@ethereumjs/block';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { isBlob4844Tx } from '@ethereumjs/tx';
 import { KECCAK256_RLP, bytesToHex, equalsBytes } from '@ethereumjs/util';
+import type { Address } from '@ethereumjs/util';
 import { EVMError } from '@ethereumjs/evm';
 import { Bloom, runTx } from '@ethereumjs/vm';
 import type { VM } from '@ethereumjs/vm';
-import type { PoolTxForBlock, RejectedTx } from '../shared/actors/messages.js';
+import type { AccountSnapshot, PoolTxForBlock, RejectedTx } from '../shared/actors/messages.js';
 import type { ChainOptions } from '../shared/actors/worker-data.js';
 import type { ChainSpec } from '../shared/execution/chain-spec.js';
 import { collectRequests, runPreTransactionSystemCalls } from '../shared/execution/system-calls.js';
@@ -27,6 +28,7 @@ import { pinKnown } from './block-validation.js';
 import { pooledTransaction } from './pooled-transaction.js';
 import { encodeBlock, transactionItems } from './block-encoding.js';
 import { firstLine } from './import-rules.js';
+import { senderAccounts } from './account-snapshot.js';
 
 /**
  * How long execution runs before it lets other messages through. Ahead of the timer, transactions are
@@ -57,6 +59,8 @@ export interface BuiltBlock {
   rejected: RejectedTx[];
   /** How many of its transactions were executed before the build that finished it (`Chain.prebuild`). */
   executedAhead: number;
+  /** Each sender's account after the block (for the pool), unless the block has too many senders. */
+  senderAccounts?: [string, AccountSnapshot][];
 }
 
 /** What the block to come is, apart from its transactions and extraData. */
@@ -255,6 +259,13 @@ export class BlockAssembly {
     this.closed = true;
     await vm.evm.journal.commit();
     const stateRoot = await vm.stateManager.getStateRoot();
+    // Read here, where the block's state holds them: at the new head they would be read through its trie.
+    const senders = new Map<string, Address>();
+    for (const tx of this.included) {
+      const sender = tx.getSenderAddress();
+      senders.set(sender.toString(), sender);
+    }
+    const carried = await senderAccounts(vm.stateManager, senders);
 
     const builtHeader: HeaderData = {
       ...this.headerData,
@@ -269,7 +280,9 @@ export class BlockAssembly {
     };
     const block = this.spec.createBlock(builtHeader, this.included, common.isActivatedEIP(4895) ? [] : undefined);
     const txItems = transactionItems(this.includedBytes);
-    return { block, rlp: encodeBlock(block, txItems), txItems, headerData: builtHeader, hash: block.hash(), receipts: this.receipts, rejected: this.rejected, executedAhead };
+    const built: BuiltBlock = { block, rlp: encodeBlock(block, txItems), txItems, headerData: builtHeader, hash: block.hash(), receipts: this.receipts, rejected: this.rejected, executedAhead };
+    if (carried !== undefined) built.senderAccounts = carried;
+    return built;
   }
 
   /** Reverts what the assembly executed; the caller puts the building state back at the head. */

@@ -23,17 +23,11 @@ import { BatchCommitStateManager, decodedAccountCaches } from './batch-commit-st
 import { keccak256 } from '../shared/ethereum/keccak.js';
 import { schemaVersionMismatch } from './storage-schema.js';
 import { encodeBlock } from './block-encoding.js';
+import { SENDER_ACCOUNTS_CARRIED, accountSnapshot } from './account-snapshot.js';
 import { BlockAssembly, YIELD_AT_TIMER_MS, toStoredReceipt } from './block-assembly.js';
 import type { BuiltBlock } from './block-assembly.js';
 import { executeBlock } from './block-execution.js';
 import type { StoredReceipt } from '../shared/ethereum/chain-records.js';
-
-/**
- * A new head carries the post-block accounts of the block's senders, up to this many, for the pool:
- * under load the same senders send again at once, and their admission then waits for no account read
- * (a read from the chain while it executes the next block). Blocks with more senders leave the reads to the pool.
- */
-const SENDER_ACCOUNTS_CARRIED = 256;
 
 /**
  * Whether a block from elsewhere (sync, `blocks import`) is one of the last minute: a node following the
@@ -41,11 +35,6 @@ const SENDER_ACCOUNTS_CARRIED = 256;
  */
 function isRecent(block: Block): boolean {
   return block.header.timestamp * 1000n >= BigInt(Date.now() - 60_000);
-}
-
-/** An EIP-7702 delegation (0xef0100 ‖ address) is code that may still send transactions. */
-function isDelegation(code: Uint8Array): boolean {
-  return code.length === 23 && code[0] === 0xef && code[1] === 0x01 && code[2] === 0x00;
 }
 
 /**
@@ -288,7 +277,7 @@ export class Chain {
     if (!equalsBytes(built.block.header.parentHash, this.head.hash)) throw new Error('built block no longer extends the head');
     const header: HeaderData = { ...built.headerData, extraData: sealedExtraData };
     const sealed = this.spec.createBlock(header, [...built.block.transactions], built.block.withdrawals);
-    const event = await this.storeAsHead(sealed, built.receipts, undefined, encodeBlock(sealed, built.txItems));
+    const event = await this.storeAsHead(sealed, built.receipts, undefined, encodeBlock(sealed, built.txItems), built.senderAccounts ?? 'read');
     // Building flushed every write into the stored batch: nothing in the caches is unwritten now.
     this.buildCaches.trim();
     return event;
@@ -322,13 +311,13 @@ export class Chain {
       // Executed moments ago as a proposal (validateBlock): store what that execution produced.
       adoptSenders(block, executed.senderKeys);
       this.stateDb.discardStaged();
-      const event = await this.storeAsHead(block, executed.receipts, executed.stateOps, undefined, isRecent(block));
+      const event = await this.storeAsHead(block, executed.receipts, executed.stateOps, undefined, isRecent(block) ? 'read' : 'none');
       await this.resetBuildState();
       return event;
     }
     try {
       const receipts = await this.execute(this.buildVm, block, this.head.hash, this.head.stateRoot);
-      return await this.storeAsHead(block, receipts, undefined, undefined, isRecent(block));
+      return await this.storeAsHead(block, receipts, undefined, undefined, isRecent(block) ? 'read' : 'none');
     } catch (err) {
       await this.resetBuildState();
       throw err;
@@ -513,15 +502,7 @@ export class Chain {
 
   /** What the pool needs of each account to admit its transactions, at `stateRoot`. */
   accountSnapshots(stateRoot: Uint8Array, addresses: readonly Address[]): Promise<AccountSnapshot[]> {
-    return this.withStateAt(stateRoot, (vm) =>
-      Promise.all(
-        addresses.map(async (address) => {
-          const account = await vm.stateManager.getAccount(address);
-          const hasCode = account?.isContract() === true && !isDelegation(await vm.stateManager.getCode(address));
-          return { nonce: account?.nonce ?? 0n, balance: account?.balance ?? 0n, hasCode };
-        }),
-      ),
-    );
+    return this.withStateAt(stateRoot, (vm) => Promise.all(addresses.map((address) => accountSnapshot(vm.stateManager, address))));
   }
 
   /**
@@ -610,15 +591,16 @@ export class Chain {
 
   /**
    * `stateOps`: the block's state writes, by default those the building state staged; `rlp`: the
-   * block's encoding when known; `carryAccounts`: whether the event carries the senders' accounts
-   * (`senderAccounts`), for a head the pool admits transactions against.
+   * block's encoding when known; `carried`: the senders' accounts the event carries for the pool
+   * (`senderAccounts`): given (by the build, which holds them), read at the new head, or none (for a
+   * head nobody admits transactions against).
    */
   private async storeAsHead(
     block: Block,
     receipts: StoredReceipt[],
     stateOps: KvOp[] = this.stateDb.drainStaged(),
     rlp?: Uint8Array,
-    carryAccounts = true,
+    carried: [string, AccountSnapshot][] | 'read' | 'none' = 'read',
   ): Promise<NewHeadEvent> {
     const hash = block.hash();
     const td = this.head.totalDifficulty + block.header.difficulty;
@@ -645,7 +627,8 @@ export class Chain {
       senderNonces: [...senderNonces],
       removedTransactions: [],
     };
-    if (carryAccounts && senders.size <= SENDER_ACCOUNTS_CARRIED) {
+    if (Array.isArray(carried)) event.senderAccounts = carried;
+    else if (carried === 'read' && senders.size <= SENDER_ACCOUNTS_CARRIED) {
       const accounts = await this.accountSnapshots(this.head.stateRoot, [...senders.values()]);
       event.senderAccounts = [...senders.keys()].map((key, i) => [key, accounts[i]!]);
     }

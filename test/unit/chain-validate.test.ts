@@ -291,3 +291,32 @@ test('the committed proposal a validation executed is stored from it, sealed, wi
     await importer.close();
   }
 });
+
+test("a built block's new head carries each sender's account after the block, as the head's state holds it", async (t) => {
+  const chain = await openChain(newPath());
+  try {
+    const before = chain.getHead().number;
+    // Sender 1 receives from sender 0 in the same block, after its own transaction: its account after the block counts that.
+    const txs = [
+      candidate(signedTransfer(DEV_ACCOUNTS[1].privateKey, 0n)),
+      candidate(signedTx(DEV_ACCOUNTS[0].privateKey, 0n, { to: DEV_ACCOUNTS[1].address, value: 1234n })),
+      candidate(signedTransfer(DEV_ACCOUNTS[0].privateKey, 1n)),
+    ];
+    const built = await chain.buildBlock({ timestamp: chain.getHead().timestamp + 1n, coinbase: addressOf(dev.validatorKey), extraData: chain.getHead().extraData, maxBuildMs: 10_000, transactions: txs });
+    t.is(built.block.transactions.length, 3);
+    t.is(built.senderAccounts?.length, 2, 'read by the build, where its state holds them');
+    const event = await chain.importBuilt(built, chain.getHead().extraData);
+    t.is(event.head.number, before + 1n);
+    t.deepEqual(event.senderAccounts?.map(([address, account]) => [address, account.nonce]), [
+      [DEV_ACCOUNTS[1].address.toLowerCase(), 1n],
+      [DEV_ACCOUNTS[0].address.toLowerCase(), 2n],
+    ]);
+    for (const [sender, account] of event.senderAccounts!) {
+      const stored = await chain.withStateAt(event.head.stateRoot, (vm) => vm.stateManager.getAccount(createAddressFromString(sender)));
+      t.is(account.balance, stored!.balance, sender);
+      t.is(account.nonce, stored!.nonce, sender);
+    }
+  } finally {
+    await chain.close();
+  }
+});
