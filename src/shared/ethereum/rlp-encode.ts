@@ -18,26 +18,34 @@ export class RlpEncoded {
 export function encodeRlp(value: RlpInput, typePrefix?: number): Uint8Array {
   // An EIP-2718 type byte before the encoding (a typed receipt), written into the same buffer.
   const start = typePrefix === undefined ? 0 : 1;
-  const out = new Uint8Array(start + encodedLength(value));
+  const sizes: ListSizes = { payloads: [], next: 0 };
+  const out = new Uint8Array(start + measure(value, sizes));
   if (typePrefix !== undefined) out[0] = typePrefix;
-  const end = write(value, out, start);
+  const end = write(value, out, start, sizes);
   if (end !== out.length) throw new Error(`RLP encoding wrote ${end} of ${out.length} bytes`);
   return out;
 }
 
-function payloadLength(list: readonly RlpInput[]): number {
-  let total = 0;
-  for (const item of list) total += encodedLength(item);
-  return total;
+/**
+ * Each list's payload length, in the order both passes meet the lists (a list before its items): the
+ * writing pass takes them from here instead of measuring each list again at every level above it.
+ */
+interface ListSizes {
+  payloads: number[];
+  next: number;
 }
 
-function encodedLength(value: RlpInput): number {
+function measure(value: RlpInput, sizes: ListSizes): number {
   if (value instanceof RlpEncoded) return value.encoded.length;
   if (value instanceof Uint8Array) {
     if (value.length === 1 && value[0]! < 0x80) return 1;
     return headerLength(value.length) + value.length;
   }
-  const payload = payloadLength(value as readonly RlpInput[]);
+  const slot = sizes.payloads.length;
+  sizes.payloads.push(0);
+  let payload = 0;
+  for (const item of value as readonly RlpInput[]) payload += measure(item, sizes);
+  sizes.payloads[slot] = payload;
   return headerLength(payload) + payload;
 }
 
@@ -62,7 +70,7 @@ function writeHeader(out: Uint8Array, offset: number, length: number, shortBase:
   return offset + 1 + count;
 }
 
-function write(value: RlpInput, out: Uint8Array, offset: number): number {
+function write(value: RlpInput, out: Uint8Array, offset: number, sizes: ListSizes): number {
   if (value instanceof RlpEncoded) {
     out.set(value.encoded, offset);
     return offset + value.encoded.length;
@@ -76,8 +84,7 @@ function write(value: RlpInput, out: Uint8Array, offset: number): number {
     out.set(value, at);
     return at + value.length;
   }
-  const list = value as readonly RlpInput[];
-  let at = writeHeader(out, offset, payloadLength(list), 0xc0);
-  for (const item of list) at = write(item, out, at);
+  let at = writeHeader(out, offset, sizes.payloads[sizes.next++]!, 0xc0);
+  for (const item of value as readonly RlpInput[]) at = write(item, out, at, sizes);
   return at;
 }
