@@ -1,4 +1,5 @@
 import type { StateManagerInterface } from '@ethereumjs/common';
+import type { TypedTransaction } from '@ethereumjs/tx';
 import type { Address } from '@ethereumjs/util';
 import type { AccountSnapshot } from '../shared/actors/messages.js';
 
@@ -22,13 +23,22 @@ export async function accountSnapshot(stateManager: StateManagerInterface, addre
   return { nonce: account?.nonce ?? 0n, balance: account?.balance ?? 0n, hasCode };
 }
 
-/** The distinct senders of `senders` (address hex → address) with their accounts, or undefined past the limit. */
+/** The distinct senders of `transactions`, by address hex, in the order they first send. */
+export function sendersOf(transactions: Iterable<TypedTransaction>): Map<string, Address> {
+  const senders = new Map<string, Address>();
+  for (const tx of transactions) {
+    const sender = tx.getSenderAddress();
+    senders.set(sender.toString(), sender);
+  }
+  return senders;
+}
+
+/** `senders` (address hex → address) with their accounts, or undefined past the limit. */
 export async function senderAccounts(
   stateManager: StateManagerInterface,
   senders: ReadonlyMap<string, Address>,
 ): Promise<[string, AccountSnapshot][] | undefined> {
   if (senders.size > SENDER_ACCOUNTS_CARRIED) return undefined;
-  const carried: [string, AccountSnapshot][] = [];
-  for (const [key, address] of senders) carried.push([key, await accountSnapshot(stateManager, address)]);
-  return carried;
+  const accounts = await Promise.all([...senders.values()].map((address) => accountSnapshot(stateManager, address)));
+  return [...senders.keys()].map((key, i) => [key, accounts[i]!]);
 }

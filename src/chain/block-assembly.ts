@@ -11,7 +11,6 @@ import type { Block, BlockHeader, HeaderData } from '@ethereumjs/block';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { isBlob4844Tx } from '@ethereumjs/tx';
 import { KECCAK256_RLP, bytesToHex, equalsBytes } from '@ethereumjs/util';
-import type { Address } from '@ethereumjs/util';
 import { EVMError } from '@ethereumjs/evm';
 import { Bloom, runTx } from '@ethereumjs/vm';
 import type { VM } from '@ethereumjs/vm';
@@ -28,7 +27,7 @@ import { pinKnown } from './block-validation.js';
 import { pooledTransaction } from './pooled-transaction.js';
 import { encodeBlock, transactionItems } from './block-encoding.js';
 import { firstLine } from './import-rules.js';
-import { senderAccounts } from './account-snapshot.js';
+import { senderAccounts, sendersOf } from './account-snapshot.js';
 
 /**
  * How long execution runs before it lets other messages through. Ahead of the timer, transactions are
@@ -260,12 +259,7 @@ export class BlockAssembly {
     await vm.evm.journal.commit();
     const stateRoot = await vm.stateManager.getStateRoot();
     // Read here, where the block's state holds them: at the new head they would be read through its trie.
-    const senders = new Map<string, Address>();
-    for (const tx of this.included) {
-      const sender = tx.getSenderAddress();
-      senders.set(sender.toString(), sender);
-    }
-    const carried = await senderAccounts(vm.stateManager, senders);
+    const carried = await senderAccounts(vm.stateManager, sendersOf(this.included));
 
     const builtHeader: HeaderData = {
       ...this.headerData,

@@ -23,7 +23,7 @@ import { BatchCommitStateManager, decodedAccountCaches } from './batch-commit-st
 import { keccak256 } from '../shared/ethereum/keccak.js';
 import { schemaVersionMismatch } from './storage-schema.js';
 import { encodeBlock } from './block-encoding.js';
-import { SENDER_ACCOUNTS_CARRIED, accountSnapshot } from './account-snapshot.js';
+import { accountSnapshot, senderAccounts, sendersOf } from './account-snapshot.js';
 import { BlockAssembly, YIELD_AT_TIMER_MS, toStoredReceipt } from './block-assembly.js';
 import type { BuiltBlock } from './block-assembly.js';
 import { executeBlock } from './block-execution.js';
@@ -396,8 +396,7 @@ export class Chain {
       .reverse()
       .flatMap(({ block }) => block.transactions.filter((tx) => !addedTxs.has(bytesToHex(tx.hash()))));
     // Nonces at the new head of every sender on either branch: on the old one they may move back.
-    const senders = new Map<string, Address>();
-    for (const { block } of [...removed, ...added]) for (const tx of block.transactions) senders.set(tx.getSenderAddress().toString(), tx.getSenderAddress());
+    const senders = sendersOf([...removed, ...added].flatMap(({ block }) => block.transactions));
     const senderNonces: [string, bigint][] = [];
     for (const [key, address] of senders) senderNonces.push([key, (await this.buildVm.stateManager.getAccount(address))?.nonce ?? 0n]);
     return {
@@ -612,13 +611,7 @@ export class Chain {
     this.setHead(block, hash, td);
 
     const senderNonces = new Map<string, bigint>();
-    const senders = new Map<string, Address>();
-    for (const tx of block.transactions) {
-      const sender = tx.getSenderAddress();
-      const key = sender.toString();
-      senderNonces.set(key, tx.nonce + 1n);
-      senders.set(key, sender);
-    }
+    for (const tx of block.transactions) senderNonces.set(tx.getSenderAddress().toString(), tx.nonce + 1n);
     const event: NewHeadEvent = {
       head: this.head,
       removedBlocks: [],
@@ -627,11 +620,13 @@ export class Chain {
       senderNonces: [...senderNonces],
       removedTransactions: [],
     };
-    if (Array.isArray(carried)) event.senderAccounts = carried;
-    else if (carried === 'read' && senders.size <= SENDER_ACCOUNTS_CARRIED) {
-      const accounts = await this.accountSnapshots(this.head.stateRoot, [...senders.values()]);
-      event.senderAccounts = [...senders.keys()].map((key, i) => [key, accounts[i]!]);
-    }
+    const accounts =
+      carried === 'read'
+        ? await this.withStateAt(this.head.stateRoot, (vm) => senderAccounts(vm.stateManager, sendersOf(block.transactions)))
+        : carried === 'none'
+          ? undefined
+          : carried;
+    if (accounts !== undefined) event.senderAccounts = accounts;
     return event;
   }
 
