@@ -18,7 +18,7 @@ import {
   createEOACode7702TxFromBytesArray,
   createLegacyTxFromBytesArray,
 } from '@ethereumjs/tx';
-import { SECP256K1_ORDER, SECP256K1_ORDER_DIV_2, bytesToBigInt, bigIntToUnpaddedBytes } from '@ethereumjs/util';
+import { MAX_INTEGER, MAX_UINT64, SECP256K1_ORDER, SECP256K1_ORDER_DIV_2, bytesToBigInt, bigIntToUnpaddedBytes } from '@ethereumjs/util';
 import { keccak256 as keccak_256 } from '../shared/ethereum/keccak.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import secp256k1 from 'secp256k1';
@@ -212,18 +212,11 @@ function signingHash(parsed: ParsedTx, legacyChainId: bigint | undefined): Uint8
   return keccak_256(RLP.encode(unsigned));
 }
 
-function to32Bytes(value: bigint, target: Uint8Array, offset: number): void {
-  let rest = value;
-  for (let i = offset + 31; i >= offset; i--) {
-    target[i] = Number(rest & 0xffn);
-    rest >>= 8n;
-  }
-}
-
-function recoverPublicKey(hash: Uint8Array, r: bigint, s: bigint, recoveryId: number): Uint8Array {
+/** `r` and `s` as they came (at most 32 bytes each, checked in range), right-aligned in a 64-byte signature. */
+function recoverPublicKey(hash: Uint8Array, r: Uint8Array, s: Uint8Array, recoveryId: number): Uint8Array {
   const signature = new Uint8Array(64);
-  to32Bytes(r, signature, 0);
-  to32Bytes(s, signature, 32);
+  signature.set(r, 32 - r.length);
+  signature.set(s, 64 - s.length);
   try {
     return secp256k1.ecdsaRecover(signature, recoveryId, hash, false).subarray(1);
   } catch {
@@ -251,6 +244,113 @@ function buildEthereumjsTx(type: TxType, values: RlpValue[], common: Common): { 
     case 3:
       return createBlob4844TxFromBytesArray(values as BytesArrayOf<typeof createBlob4844TxFromBytesArray>, opts);
   }
+}
+
+/**
+ * The minimum gas limit of a transaction (intrinsic gas, and EIP-7623's calldata floor where active) as
+ * the library computes it from a transaction it builds; throws `undecodable` where building fails.
+ */
+export function libraryMinimumGasLimit(type: TxType, values: RlpValue[], common: Common): bigint {
+  try {
+    return buildEthereumjsTx(type, values, common).getMinimumGasLimit();
+  } catch (err) {
+    throw undecodable(err instanceof Error ? err.message : 'invalid transaction fields');
+  }
+}
+
+/** The fields of a decoded transaction that its minimum gas limit and the remaining checks read. */
+export interface GasFields {
+  type: TxType;
+  nonce: bigint;
+  gasLimit: bigint;
+  /** gasPrice (legacy) or maxFeePerGas (EIP-1559). */
+  feeCap: bigint;
+  /** Empty for a contract creation. */
+  to: Uint8Array;
+  data: Uint8Array;
+  accessList: AccessListEntry[] | undefined;
+}
+
+/**
+ * The forks whose rules `minimumGasLimit` restates for legacy and EIP-1559 transactions: later forks
+ * bring EIPs that price a transaction otherwise (EIP-2780's recipient and value costs, EIP-7976's
+ * calldata, EIP-7981's access lists, EIP-8037's authorizations), so there the library decides.
+ */
+const RESTATED_FORKS = new Set([
+  'chainstart', 'homestead', 'dao', 'tangerineWhistle', 'spuriousDragon', 'byzantium', 'constantinople', 'petersburg',
+  'istanbul', 'muirGlacier', 'berlin', 'london', 'arrowGlacier', 'grayGlacier', 'mergeNetsplitBlock', 'paris',
+  'shanghai', 'cancun', 'prague', 'osaka',
+]);
+
+/** A fork's prices of a transaction's parts, read from the library's parameters once per Common. */
+interface GasPrices {
+  base: bigint;
+  /** Contract creation's surcharge (from Homestead; none before). */
+  creation: bigint;
+  zeroByte: bigint;
+  nonZeroByte: bigint;
+  /** EIP-3860, per 32-byte word of initcode. */
+  initCodeWord: bigint | undefined;
+  /** EIP-2930. */
+  accessListAddress: bigint | undefined;
+  accessListKey: bigint | undefined;
+  /** EIP-7623, per calldata token. */
+  floorPerToken: bigint | undefined;
+}
+
+const gasPricesByCommon = new WeakMap<Common, GasPrices>();
+
+function gasPricesOf(common: Common): GasPrices {
+  let prices = gasPricesByCommon.get(common);
+  if (prices === undefined) {
+    prices = {
+      base: common.param('txGas'),
+      creation: common.gteHardfork('homestead') ? common.param('txCreationGas') : 0n,
+      zeroByte: common.param('txDataZeroGas'),
+      nonZeroByte: common.param('txDataNonZeroGas'),
+      initCodeWord: common.isActivatedEIP(3860) ? common.param('initCodeWordGas') : undefined,
+      accessListAddress: common.isActivatedEIP(2930) ? common.param('accessListAddressGas') : undefined,
+      accessListKey: common.isActivatedEIP(2930) ? common.param('accessListStorageKeyGas') : undefined,
+      floorPerToken: common.isActivatedEIP(7623) ? common.param('totalCostFloorPerToken') : undefined,
+    };
+    gasPricesByCommon.set(common, prices);
+  }
+  return prices;
+}
+
+/**
+ * What `libraryMinimumGasLimit` answers for a legacy or EIP-1559 transaction at a fork up to Osaka,
+ * without building the library's transaction; `undefined` for other types and later forks. Building
+ * it was ~20 of the decode thread's ~100 µs per transaction (the library converts every field again),
+ * and its code, compiled anew by every decode thread, slowed a fresh node's first transactions most.
+ * The fork's prices are the library's parameters; the formula is the library's (legacy.ts
+ * getIntrinsicGas and getDataGas, eip2930.ts, intrinsic.ts getMinimumGasLimit), and so are the two
+ * checks its construction makes that the decoder has not made before it: the nonce below 2⁶⁴ − 1
+ * (EIP-2681) and the fee cap times the gas limit within 256 bits. A test holds both paths to the same
+ * answers.
+ */
+export function minimumGasLimit(tx: GasFields, common: Common): bigint | undefined {
+  if ((tx.type !== 0 && tx.type !== 2) || !RESTATED_FORKS.has(common.hardfork())) return undefined;
+  if (tx.nonce >= MAX_UINT64) throw undecodable('nonce cannot equal or exceed 2^64-1');
+  if (tx.feeCap * tx.gasLimit > MAX_INTEGER) throw undecodable('gas limit * fee cap cannot exceed 2^256-1');
+  const prices = gasPricesOf(common);
+  const { data } = tx;
+  let nonZero = 0;
+  for (let i = 0; i < data.length; i++) if (data[i] !== 0) nonZero++;
+  const zero = data.length - nonZero;
+  let gas = prices.base + BigInt(zero) * prices.zeroByte + BigInt(nonZero) * prices.nonZeroByte;
+  if (tx.to.length === 0) {
+    gas += prices.creation;
+    if (prices.initCodeWord !== undefined) gas += prices.initCodeWord * BigInt(Math.ceil(data.length / 32));
+  }
+  if (tx.type === 2 && tx.accessList !== undefined && tx.accessList.length > 0) {
+    let keys = 0;
+    for (const entry of tx.accessList) keys += entry.storageKeys.length;
+    gas += BigInt(tx.accessList.length) * prices.accessListAddress! + BigInt(keys) * prices.accessListKey!;
+  }
+  if (prices.floorPerToken === undefined) return gas;
+  const floor = prices.base + prices.floorPerToken * BigInt(zero + 4 * nonZero);
+  return floor > gas ? floor : gas;
 }
 
 /** Copies a view so that cloning it to another thread does not drag along its whole backing buffer. */
@@ -315,7 +415,7 @@ export function decodeRawTransaction(raw: Uint8Array, rules: TxRules, kzg?: Blob
   if (chainId !== undefined && chainId !== rules.chainId) throw new RpcError(RpcErrors.WRONG_CHAIN_ID);
 
   if (s > SECP256K1_ORDER_DIV_2) throw new RpcError(RpcErrors.INVALID_SIGNATURE);
-  const senderPublicKey = recoverPublicKey(signingHash(parsed, type === 0 ? chainId : undefined), r, s, recoveryId);
+  const senderPublicKey = recoverPublicKey(signingHash(parsed, type === 0 ? chainId : undefined), values[layout.length - 2] as Uint8Array, values[layout.length - 1] as Uint8Array, recoveryId);
   const sender = keccak_256(senderPublicKey).slice(12);
 
   if (!rules.allowedTypes.includes(type)) throw new RpcError(RpcErrors.INVALID_TRANSACTION_TYPE);
@@ -334,12 +434,9 @@ export function decodeRawTransaction(raw: Uint8Array, rules: TxRules, kzg?: Blob
     throw new RpcError(RpcErrors.MAX_PRIORITY_FEE_PER_GAS_EXCEEDS_MAX_FEE_PER_GAS);
   }
 
-  let intrinsicGas: bigint;
-  try {
-    intrinsicGas = buildEthereumjsTx(type, values, common).getMinimumGasLimit();
-  } catch (err) {
-    throw undecodable(err instanceof Error ? err.message : 'invalid transaction fields');
-  }
+  const intrinsicGas =
+    minimumGasLimit({ type, nonce, gasLimit, feeCap: gasPrice ?? maxFeePerGas!, to: toBytes, data, accessList }, common) ??
+    libraryMinimumGasLimit(type, values, common);
   if (gasLimit < intrinsicGas) throw new RpcError(RpcErrors.INTRINSIC_GAS_EXCEEDS_LIMIT);
 
   const decoded: DecodedTx = {

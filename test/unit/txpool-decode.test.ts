@@ -13,7 +13,10 @@ import secp256k1 from 'secp256k1';
 
 import { RpcError, RpcErrors } from '../../src/shared/rpc/errors.js';
 import type { RpcErrorObject } from '../../src/shared/rpc/types.js';
-import { decodeRawTransaction } from '../../src/tasks/transaction-decode.js';
+import { decodeRawTransaction, libraryMinimumGasLimit, minimumGasLimit } from '../../src/tasks/transaction-decode.js';
+import type { GasFields } from '../../src/tasks/transaction-decode.js';
+import { txCommonFor } from '../../src/shared/ethereum/tx-common.js';
+import fc from 'fast-check';
 import { txRulesFor } from '../../src/txpool/tx-rules.js';
 import decodeTask from '../../workers/tasks/transaction-decode.task.js';
 import * as nobleSecp from '@noble/secp256k1';
@@ -360,6 +363,85 @@ test('gas below intrinsic gas (or the calldata floor) is rejected', (t) => {
     { common: signingCommon },
   ).sign(key);
   t.is(decodeRawTransaction(atFloor.serialize(), prague).intrinsicGas, 21_400n);
+});
+
+/** The minimum gas limit, or the code of the error it throws. */
+function gasOrError(compute: () => bigint | undefined): bigint | undefined | string {
+  try {
+    return compute();
+  } catch (err) {
+    return err instanceof RpcError ? `error ${err.code}` : `not an RpcError: ${String(err)}`;
+  }
+}
+
+const MAX_UINT64 = 2n ** 64n - 1n;
+const MAX_UINT256 = 2n ** 256n - 1n;
+
+test('legacy and EIP-1559 transactions up to Osaka: the minimum gas limit and the refusals of building the library transaction, without building it', (t) => {
+  const forks = ['chainstart', 'homestead', 'spuriousDragon', 'byzantium', 'istanbul', 'berlin', 'london', 'paris', 'shanghai', 'cancun', 'prague', 'osaka'];
+  const londonAndLater = forks.slice(forks.indexOf('london'));
+  const osakaGasCap = 2n ** 24n;
+  // Bytes with many zeros (calldata prices zero bytes apart), lengths around 32-byte words (initcode).
+  const calldata = fc.array(fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 255 })), { maxLength: 100 }).map((bytes) => Uint8Array.from(bytes));
+  const quantity = (max: bigint) => fc.oneof(fc.constant(0n), fc.constant(max), fc.constant(max - 1n), fc.bigInt({ min: 0n, max }), fc.bigInt({ min: 0n, max: 10n ** 12n }));
+  const accessList = fc.array(
+    fc.record({ address: fc.uint8Array({ minLength: 20, maxLength: 20 }), storageKeys: fc.array(fc.uint8Array({ minLength: 32, maxLength: 32 }), { maxLength: 3 }) }),
+    { maxLength: 3 },
+  );
+  const halfOrder = SECP256K1_ORDER / 2n;
+  const transaction = fc.record({
+    type: fc.constantFrom<0 | 2>(0, 2),
+    fork: fc.constantFrom(...forks),
+    nonce: quantity(MAX_UINT64),
+    gasLimit: quantity(MAX_UINT64),
+    feeCap: quantity(MAX_UINT256),
+    /** Puts the fee cap at the largest value whose product with the gas limit fits 256 bits, or one above. */
+    feeAtOverflow: fc.constantFrom(undefined, 0n, 1n),
+    creation: fc.boolean(),
+    value: quantity(MAX_UINT256),
+    data: calldata,
+    accessList,
+    recovery: fc.constantFrom(0n, 1n),
+    r: fc.bigInt({ min: 1n, max: SECP256K1_ORDER - 1n }),
+    s: fc.bigInt({ min: 1n, max: halfOrder }),
+  });
+  let compared = 0;
+  let refused = 0;
+  fc.assert(
+    fc.property(transaction, (generated) => {
+      const fork = generated.type === 2 && !londonAndLater.includes(generated.fork) ? 'london' : generated.fork;
+      const gasLimit = fork === 'osaka' && generated.gasLimit > osakaGasCap ? osakaGasCap : generated.gasLimit;
+      let feeCap = generated.feeCap;
+      if (generated.feeAtOverflow !== undefined && gasLimit > 0n) feeCap = MAX_UINT256 / gasLimit + generated.feeAtOverflow;
+      if (feeCap > MAX_UINT256) feeCap = MAX_UINT256;
+      const to = generated.creation ? new Uint8Array() : RECIPIENT;
+      const sig = [generated.type === 0 ? CHAIN_ID * 2n + 35n + generated.recovery : generated.recovery, generated.r, generated.s].map(bigIntToUnpaddedBytes);
+      const list = generated.accessList.map(({ address, storageKeys }) => [address, storageKeys]);
+      const values = (
+        generated.type === 0
+          ? [generated.nonce, feeCap, gasLimit, to, generated.value, generated.data]
+          : [CHAIN_ID, generated.nonce, feeCap / 2n, feeCap, gasLimit, to, generated.value, generated.data, list]
+      ).map((field) => (typeof field === 'bigint' ? bigIntToUnpaddedBytes(field) : field));
+      const fields: GasFields = { type: generated.type, nonce: generated.nonce, gasLimit, feeCap, to, data: generated.data, accessList: generated.type === 2 ? generated.accessList : undefined };
+      const common = txCommonFor(CHAIN_ID, fork);
+      const restated = gasOrError(() => minimumGasLimit(fields, common));
+      const library = gasOrError(() => libraryMinimumGasLimit(generated.type, [...values, ...sig] as Uint8Array[], common));
+      compared++;
+      if (typeof library === 'string') refused++;
+      return restated === library;
+    }),
+    { numRuns: 3000 },
+  );
+  // The generator reaches both the answers and the refusals (nonce 2^64 - 1, fee cap times gas limit past 256 bits).
+  t.true(refused > 100 && compared - refused > 1000, `${refused} refused of ${compared}`);
+});
+
+test('other types and forks after Osaka are left to the library', (t) => {
+  const fields: GasFields = { type: 2, nonce: 0n, gasLimit: 100_000n, feeCap: 1n, to: RECIPIENT, data: new Uint8Array(), accessList: [] };
+  t.is(minimumGasLimit({ ...fields, type: 1 }, txCommonFor(CHAIN_ID, 'osaka')), undefined);
+  t.is(minimumGasLimit({ ...fields, type: 4 }, txCommonFor(CHAIN_ID, 'osaka')), undefined);
+  t.is(minimumGasLimit(fields, txCommonFor(CHAIN_ID, 'amsterdam')), undefined);
+  t.is(minimumGasLimit(fields, txCommonFor(CHAIN_ID, 'bpo2')), 21_000n);
 });
 
 test('Osaka caps transaction gas (EIP-7825); oversize initcode is an internal error', (t) => {
