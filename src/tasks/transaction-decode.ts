@@ -18,8 +18,10 @@ import {
   createEOACode7702TxFromBytesArray,
   createLegacyTxFromBytesArray,
 } from '@ethereumjs/tx';
-import { MAX_INTEGER, MAX_UINT64, SECP256K1_ORDER, SECP256K1_ORDER_DIV_2, bytesToBigInt, bigIntToUnpaddedBytes } from '@ethereumjs/util';
+import { MAX_INTEGER, MAX_UINT64, SECP256K1_ORDER, SECP256K1_ORDER_DIV_2, bigIntToUnpaddedBytes } from '@ethereumjs/util';
+import { bytesToBigInt } from '../shared/util/bytes.js';
 import { keccak256 as keccak_256 } from '../shared/ethereum/keccak.js';
+import { encodeRlp } from '../shared/ethereum/rlp-encode.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import secp256k1 from 'secp256k1';
 
@@ -200,16 +202,10 @@ function parseEnvelope(raw: Uint8Array): ParsedTx {
 
 function signingHash(parsed: ParsedTx, legacyChainId: bigint | undefined): Uint8Array {
   const unsigned = parsed.values.slice(0, -3) as Uint8Array[];
-  if (parsed.type !== 0) {
-    const encoded = RLP.encode(unsigned);
-    const message = new Uint8Array(encoded.length + 1);
-    message[0] = parsed.type;
-    message.set(encoded, 1);
-    return keccak_256(message);
-  }
+  if (parsed.type !== 0) return keccak_256(encodeRlp(unsigned, parsed.type));
   // EIP-155: the chain id and two empty items stand in for v, r, s.
   if (legacyChainId !== undefined) unsigned.push(bigIntToUnpaddedBytes(legacyChainId), new Uint8Array(), new Uint8Array());
-  return keccak_256(RLP.encode(unsigned));
+  return keccak_256(encodeRlp(unsigned));
 }
 
 /** `r` and `s` as they came (at most 32 bytes each, checked in range), right-aligned in a 64-byte signature. */
