@@ -7,7 +7,7 @@ import {
   createFeeMarket1559Tx,
   createLegacyTx,
 } from '@ethereumjs/tx';
-import { SECP256K1_ORDER, bigIntToUnpaddedBytes, bytesToBigInt, bytesToHex, privateToAddress, privateToPublic } from '@ethereumjs/util';
+import { MAX_INTEGER, MAX_UINT64, SECP256K1_ORDER, SECP256K1_ORDER_DIV_2, bigIntToUnpaddedBytes, bytesToBigInt, bytesToHex, privateToAddress, privateToPublic } from '@ethereumjs/util';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import secp256k1 from 'secp256k1';
 
@@ -374,13 +374,10 @@ function gasOrError(compute: () => bigint | undefined): bigint | undefined | str
   }
 }
 
-const MAX_UINT64 = 2n ** 64n - 1n;
-const MAX_UINT256 = 2n ** 256n - 1n;
-
 test('legacy and EIP-1559 transactions up to Osaka: the minimum gas limit and the refusals of building the library transaction, without building it', (t) => {
   const forks = ['chainstart', 'homestead', 'spuriousDragon', 'byzantium', 'istanbul', 'berlin', 'london', 'paris', 'shanghai', 'cancun', 'prague', 'osaka'];
   const londonAndLater = forks.slice(forks.indexOf('london'));
-  const osakaGasCap = 2n ** 24n;
+  const osakaGasCap = txCommonFor(CHAIN_ID, 'osaka').param('maxTransactionGasLimit');
   // Bytes with many zeros (calldata prices zero bytes apart), lengths around 32-byte words (initcode).
   const calldata = fc.array(fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 255 })), { maxLength: 100 }).map((bytes) => Uint8Array.from(bytes));
   const quantity = (max: bigint) => fc.oneof(fc.constant(0n), fc.constant(max), fc.constant(max - 1n), fc.bigInt({ min: 0n, max }), fc.bigInt({ min: 0n, max: 10n ** 12n }));
@@ -388,22 +385,21 @@ test('legacy and EIP-1559 transactions up to Osaka: the minimum gas limit and th
     fc.record({ address: fc.uint8Array({ minLength: 20, maxLength: 20 }), storageKeys: fc.array(fc.uint8Array({ minLength: 32, maxLength: 32 }), { maxLength: 3 }) }),
     { maxLength: 3 },
   );
-  const halfOrder = SECP256K1_ORDER / 2n;
   const transaction = fc.record({
     type: fc.constantFrom<0 | 2>(0, 2),
     fork: fc.constantFrom(...forks),
     nonce: quantity(MAX_UINT64),
     gasLimit: quantity(MAX_UINT64),
-    feeCap: quantity(MAX_UINT256),
+    feeCap: quantity(MAX_INTEGER),
     /** Puts the fee cap at the largest value whose product with the gas limit fits 256 bits, or one above. */
     feeAtOverflow: fc.constantFrom(undefined, 0n, 1n),
     creation: fc.boolean(),
-    value: quantity(MAX_UINT256),
+    value: quantity(MAX_INTEGER),
     data: calldata,
     accessList,
     recovery: fc.constantFrom(0n, 1n),
     r: fc.bigInt({ min: 1n, max: SECP256K1_ORDER - 1n }),
-    s: fc.bigInt({ min: 1n, max: halfOrder }),
+    s: fc.bigInt({ min: 1n, max: SECP256K1_ORDER_DIV_2 }),
   });
   let compared = 0;
   let refused = 0;
@@ -412,8 +408,8 @@ test('legacy and EIP-1559 transactions up to Osaka: the minimum gas limit and th
       const fork = generated.type === 2 && !londonAndLater.includes(generated.fork) ? 'london' : generated.fork;
       const gasLimit = fork === 'osaka' && generated.gasLimit > osakaGasCap ? osakaGasCap : generated.gasLimit;
       let feeCap = generated.feeCap;
-      if (generated.feeAtOverflow !== undefined && gasLimit > 0n) feeCap = MAX_UINT256 / gasLimit + generated.feeAtOverflow;
-      if (feeCap > MAX_UINT256) feeCap = MAX_UINT256;
+      if (generated.feeAtOverflow !== undefined && gasLimit > 0n) feeCap = MAX_INTEGER / gasLimit + generated.feeAtOverflow;
+      if (feeCap > MAX_INTEGER) feeCap = MAX_INTEGER;
       const to = generated.creation ? new Uint8Array() : RECIPIENT;
       const sig = [generated.type === 0 ? CHAIN_ID * 2n + 35n + generated.recovery : generated.recovery, generated.r, generated.s].map(bigIntToUnpaddedBytes);
       const list = generated.accessList.map(({ address, storageKeys }) => [address, storageKeys]);
