@@ -34,9 +34,10 @@ export class NodeMemoryLog {
   }
 }
 
-/** `RSS 412 MB; heap used/total MB: main 10/12, chain 80/120, ...`. */
+/** `RSS 412 MB; heap used/total (external) MB: main 10/12 (2), chain 80/120 (9), ...`. */
 export function describeNodeMemory(memory: NodeMemory | undefined): string {
   if (memory === undefined) return 'n/a (no memory line yet)';
-  const threads = memory.threads.map(({ thread, memory: m }) => `${thread} ${(m.heapUsedBytes / MB).toFixed(0)}/${(m.heapTotalBytes / MB).toFixed(0)}`);
-  return `RSS ${(memory.rssBytes / MB).toFixed(0)} MB; heap used/total MB: ${threads.join(', ')}`;
+  const mb = (bytes: number): string => (bytes / MB).toFixed(0);
+  const threads = memory.threads.map(({ thread, memory: m }) => `${thread} ${mb(m.heapUsedBytes)}/${mb(m.heapTotalBytes)} (${mb(m.externalBytes)})`);
+  return `RSS ${mb(memory.rssBytes)} MB; heap used/total (external) MB: ${threads.join(', ')}`;
 }

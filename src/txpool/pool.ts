@@ -263,6 +263,19 @@ interface PrioritizedNode {
 }
 
 /**
+ * A whole selection that took every prioritized transaction (none priced out by the base fee, none
+ * left out for gas or count), as of `sequence`: the pool's arrival point when it was made.
+ */
+interface SelectionMemo {
+  baseFee: bigint | undefined;
+  gasLimit: bigint;
+  maxCount: number;
+  sequence: number;
+  taken: number;
+  gasTaken: bigint;
+}
+
+/**
  * Besu's prioritized order: true when `a` ranks below `b` (evicted first, selected last) — no priority
  * before priority, then lower effective tip, lower max fee, and the newer of equals.
  */
@@ -324,6 +337,10 @@ export class TransactionPool {
   );
   /** Dropped during the current operation, reported when it ends. */
   private drops: { entry: Entry; reason: DropReason }[] = [];
+  /** The last whole selection, while it still describes the pool (see `continueSelection`). */
+  private selectionMemo: SelectionMemo | undefined;
+  /** Transactions that joined prioritized since `selectionMemo` was taken, in the order they joined. */
+  private joinedSinceMemo: Entry[] = [];
 
   constructor(
     options: Partial<TransactionPoolOptions> = {},
@@ -342,6 +359,7 @@ export class TransactionPool {
   /** The head the pool's account knowledge refers to, and the next block's base fee (which reorders prioritized). */
   setHead(number: bigint, nextBaseFee: bigint | undefined): void {
     this.headNumber = number;
+    this.forgetSelection();
     if (nextBaseFee === this.baseFee) return;
     this.baseFee = nextBaseFee;
     const byType = new Map(TX_TYPES.map((type) => [type, [] as PrioritizedNode[]]));
@@ -424,23 +442,37 @@ export class TransactionPool {
     return result;
   }
 
-  /**
-   * Transactions for the next block, from the prioritized layer: each sender's run in nonce order,
-   * senders interleaved by priority, then effective tip, then max fee (highest first), then arrival. A
-   * transaction that cannot pay the base fee, or does not fit in the remaining gas, ends its sender's
-   * run for this block.
-   */
   /** Where the next transaction to arrive will stand in arrival order (see `fromSequence`). */
   get arrivalSequence(): number {
     return this.nextSequence;
   }
 
+  /**
+   * Transactions for the next block, from the prioritized layer: each sender's run in nonce order,
+   * senders interleaved by priority, then effective tip, then max fee (highest first), then arrival. A
+   * transaction that cannot pay the base fee, or does not fit in the remaining gas, ends its sender's
+   * run for this block.
+   *
+   * Block building asks again and again while transactions arrive, each time `fromSequence` where it
+   * stopped. When the last whole selection took every prioritized transaction and the newcomers fit
+   * too, they are the answer, ordered among themselves by the same rule: worked out from the
+   * newcomers alone (`continueSelection`) instead of from the whole layer, which under a burst was
+   * hundreds of selections over thousands of transactions while admissions waited.
+   */
   selectForBlock(request: BlockSelectionRequest): DecodedTx[] {
+    return this.continueSelection(request) ?? this.selectWhole(request);
+  }
+
+  private selectWhole(request: BlockSelectionRequest): DecodedTx[] {
     const { baseFee, maxCount } = request;
     const candidates = new BinaryHeap<PrioritizedNode>((a, b) => ranksBelow(b, a));
+    let pricedOut = false;
     const offer = (entry: Entry | undefined): void => {
       if (entry === undefined || entry.layer !== 'prioritized') return;
-      if (baseFee !== undefined && maxFeePerGasOf(entry.tx) < baseFee) return;
+      if (baseFee !== undefined && maxFeePerGasOf(entry.tx) < baseFee) {
+        pricedOut = true;
+        return;
+      }
       candidates.push({ entry, tip: effectiveTipOf(entry.tx, baseFee) });
     };
     for (const [senderKey, sender] of this.bySender) {
@@ -451,17 +483,81 @@ export class TransactionPool {
     const fromSequence = request.fromSequence ?? 0;
     let taken = 0;
     let gasLeft = request.gasLimit;
+    let leftOut = false;
     while (taken < maxCount && gasLeft >= MIN_TX_GAS) {
       const best = candidates.pop();
       if (best === undefined) break;
       const { tx } = best.entry;
-      if (tx.gasLimit > gasLeft) continue;
+      if (tx.gasLimit > gasLeft) {
+        leftOut = true;
+        continue;
+      }
       if (best.entry.selectableFrom >= fromSequence) selected.push(tx);
       taken += 1;
       gasLeft -= tx.gasLimit;
       offer(best.entry.owner.byNonce.get(tx.nonce + 1n));
     }
+    // Only a selection from the pool's own nonces that took all there was can be continued; one from
+    // the caller's nonces says nothing about those and leaves the memo as it was.
+    if (request.senderNonce === undefined) {
+      const complete = !pricedOut && !leftOut && candidates.size === 0;
+      this.joinedSinceMemo = [];
+      this.selectionMemo = complete
+        ? { baseFee, gasLimit: request.gasLimit, maxCount, sequence: this.nextSequence, taken, gasTaken: request.gasLimit - gasLeft }
+        : undefined;
+    }
     return selected;
+  }
+
+  /**
+   * The answer from the transactions that joined prioritized since the last whole selection, when
+   * that selection took every prioritized transaction, nothing left prioritized since (a departure,
+   * a new head or a changed account may change any sender's run: `forgetSelection`), the request is
+   * the same but for starting where the last one ended, and the newcomers can all be taken too; else
+   * undefined. Joining prioritized only ever extends a sender's run at its end, so the newcomers are
+   * each sender's next nonces after what was taken, and with everything taken and nothing binding
+   * the whole selection is the old one plus them.
+   */
+  private continueSelection(request: BlockSelectionRequest): DecodedTx[] | undefined {
+    const memo = this.selectionMemo;
+    const { baseFee } = request;
+    if (memo === undefined || request.senderNonce !== undefined || request.fromSequence !== memo.sequence) return undefined;
+    if (memo.baseFee !== baseFee || memo.gasLimit !== request.gasLimit || memo.maxCount !== request.maxCount) return undefined;
+    const joined = this.joinedSinceMemo;
+    let gas = memo.gasTaken;
+    for (const entry of joined) {
+      if (baseFee !== undefined && maxFeePerGasOf(entry.tx) < baseFee) return undefined;
+      gas += entry.tx.gasLimit;
+    }
+    if (memo.taken + joined.length > memo.maxCount || gas > memo.gasLimit) return undefined;
+
+    // Each sender's newcomers in nonce order (the order they joined in), merged by rank.
+    const runs = new Map<SenderTransactions, Entry[]>();
+    for (const entry of joined) {
+      const run = runs.get(entry.owner);
+      if (run === undefined) runs.set(entry.owner, [entry]);
+      else run.push(entry);
+    }
+    const candidates = new BinaryHeap<{ node: PrioritizedNode; run: Entry[]; at: number }>((a, b) => ranksBelow(b.node, a.node));
+    const offer = (run: Entry[], at: number): void => {
+      const entry = run[at];
+      if (entry !== undefined) candidates.push({ node: { entry, tip: effectiveTipOf(entry.tx, baseFee) }, run, at });
+    };
+    for (const run of runs.values()) offer(run, 0);
+    const selected: DecodedTx[] = [];
+    for (let best = candidates.pop(); best !== undefined; best = candidates.pop()) {
+      selected.push(best.node.entry.tx);
+      offer(best.run, best.at + 1);
+    }
+    this.selectionMemo = { ...memo, sequence: this.nextSequence, taken: memo.taken + joined.length, gasTaken: gas };
+    this.joinedSinceMemo = [];
+    return selected;
+  }
+
+  /** Something other than an arrival changed the prioritized layer or a sender's run: the next selection is a whole one. */
+  private forgetSelection(): void {
+    this.selectionMemo = undefined;
+    this.joinedSinceMemo = [];
   }
 
   /**
@@ -475,6 +571,7 @@ export class TransactionPool {
    * Returns how many transactions left the pool.
    */
   onBlockImported(includedHashes: readonly (Uint8Array | string)[], senderNonces: ReadonlyMap<string, bigint>): number {
+    this.forgetSelection();
     const sizeBefore = this.byHash.size;
     const newNonces = new Map<SenderTransactions, bigint>();
     for (const hash of includedHashes) {
@@ -513,6 +610,7 @@ export class TransactionPool {
    * read again (`sendersToRefresh`). Call before `onBlockImported` with the added blocks.
    */
   onReorg(senderNonces: ReadonlyMap<string, bigint>): void {
+    this.forgetSelection();
     for (const [address, nonce] of senderNonces) {
       const sender = this.bySender.get(normalizeAddressKey(address));
       if (sender === undefined) continue;
@@ -536,6 +634,7 @@ export class TransactionPool {
    * (`sendersToRefresh`); anything else makes it invalid.
    */
   onBuildRejected(rejected: readonly { hash: Uint8Array; reason: BuildRejection }[]): void {
+    this.forgetSelection();
     for (const { hash, reason } of rejected) {
       const entry = this.byHash.get(toHexKey(hash));
       if (entry === undefined) continue;
@@ -560,6 +659,7 @@ export class TransactionPool {
    */
   updateAccounts(reads: readonly { address: Uint8Array | string; nonce: bigint; balance: bigint }[], stateBlock?: bigint): void {
     if (this.ageOf(stateBlock) !== 'current') return;
+    this.forgetSelection();
     let shrunk = false;
     for (const read of reads) {
       const sender = this.bySender.get(normalizeAddressKey(read.address));
@@ -896,6 +996,7 @@ export class TransactionPool {
     const { layer } = entry;
     if (layer === 'prioritized') {
       entry.selectableFrom = this.nextSequence++;
+      if (this.selectionMemo !== undefined) this.joinedSinceMemo.push(entry);
       this.prioritized.add(entry);
       this.prioritizedByType[entry.tx.type]++;
       this.prioritizedOrder[entry.tx.type].push(this.prioritizedNode(entry));
@@ -911,6 +1012,7 @@ export class TransactionPool {
 
   private leaveLayer(entry: Entry): void {
     if (entry.layer === 'prioritized') {
+      this.forgetSelection();
       this.prioritized.delete(entry);
       this.prioritizedByType[entry.tx.type]--;
     } else if (entry.layer === 'ready') {

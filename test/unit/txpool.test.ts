@@ -379,7 +379,7 @@ test('selection from an arrival point leaves out earlier arrivals, which still t
   const c0 = feeMarketTx(3, 0, 1000n, 10n);
   const c1 = feeMarketTx(3, 1, 1000n, 10n);
   for (const tx of [a1, c0, c1]) p.add(tx, ctx());
-  t.deepEqual(p.selectForBlock({ gasLimit: 30_000_000n, maxCount: 100, fromSequence: point }), [a1, c0, c1], 'in the order a whole selection puts them');
+  t.deepEqual(p.selectForBlock({ gasLimit: 30_000_000n, maxCount: 100, fromSequence: point }), [a1, c0, c1], 'ranked among themselves');
   t.deepEqual(p.selectForBlock({ gasLimit: 30_000_000n, maxCount: 100 }), [a0, a1, b0, c0, c1]);
   // a0 and b0 count: 100,000 + 21,000 gas and two places are taken already.
   t.deepEqual(p.selectForBlock({ gasLimit: 163_000n, maxCount: 100, fromSequence: point }), [a1, c0]);
@@ -398,6 +398,25 @@ test('selection from an arrival point takes a transaction that arrived before it
   p.add(a1, ctx());
   t.deepEqual(p.selectForBlock({ gasLimit: 30_000_000n, maxCount: 100, fromSequence: point }), [a1, a2]);
   t.deepEqual(p.selectForBlock({ gasLimit: 30_000_000n, maxCount: 100, fromSequence: p.arrivalSequence }), [], 'nothing new after that');
+});
+
+test('a continued selection leaves out the successors of a transaction that did not fit', (t) => {
+  const p = pool();
+  const a0 = feeMarketTx(1, 0, 1000n, 50n, { gasLimit: 60_000n });
+  const b0 = feeMarketTx(2, 0, 1000n, 40n, { gasLimit: 60_000n });
+  const c0 = feeMarketTx(3, 0, 1000n, 10n);
+  for (const tx of [a0, b0, c0]) p.add(tx, ctx());
+  const request = { gasLimit: 110_000n, maxCount: 100 };
+  let point = p.arrivalSequence;
+  t.deepEqual(p.selectForBlock(request), [a0, c0], 'b0 does not fit after a0');
+  // b1 would fit in the 29,000 gas left, but its sender's run ended at b0; c1 follows c0.
+  const b1 = feeMarketTx(2, 1, 1000n, 40n);
+  p.add(b1, ctx());
+  t.deepEqual(p.selectForBlock({ ...request, fromSequence: point }), []);
+  point = p.arrivalSequence;
+  const c1 = feeMarketTx(3, 1, 1000n, 10n);
+  p.add(c1, ctx());
+  t.deepEqual(p.selectForBlock({ ...request, fromSequence: point }), [c1]);
 });
 
 test('selection skips transactions that cannot pay the base fee, with their successors', (t) => {
@@ -883,6 +902,96 @@ test('random admissions, blocks, rejections and removals keep the layers consist
   t.true(p.size > 0 && mined > 0);
   t.true(droppedAs('evicted').length > 0 && droppedAs('invalid').length > 0 && droppedAs('replaced').length > 0);
   t.log(`${mined} mined, ${droppedAs('evicted').length} evicted, ${p.size} left: ${JSON.stringify(p.layerStats())}`);
+});
+
+/**
+ * As block building asks: a whole selection when a block starts, then again and again from where the
+ * last answer stopped, while transactions arrive, are replaced, rejected, re-read or removed. The pool
+ * may answer a continuation from the newcomers alone (selectForBlock); a selection from the caller's
+ * nonces (`senderNonce`, here always the pool's own) is always a whole one, so it is the reference:
+ * the same transactions, each sender's in nonce order. Returns how many continuations there were and
+ * how many brought transactions.
+ */
+function checkContinuedSelections(t: ExecutionContext, options: Partial<TransactionPoolOptions>, seed: number): { continued: number; answered: number } {
+  const random = (n: number): number => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let x = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
+    return ((x ^ (x >>> 14)) >>> 0) % n;
+  };
+  const p = pool(options);
+  const nonces = new Map<number, bigint>();
+  const senderOf = (tx: DecodedTx): number => [...keys.keys()].find((k) => addressKey(k) === toHexKey(tx.sender))!;
+  const sorted = (txs: DecodedTx[]): string[] => txs.map((tx) => toHexKey(tx.hash)).sort();
+  let continued = 0;
+  let answered = 0;
+  for (let block = 1; block <= 40; block++) {
+    const request = {
+      gasLimit: random(4) === 0 ? BigInt(10 + random(30)) * 21_000n : 30_000_000n,
+      maxCount: random(4) === 0 ? 10 + random(30) : 1000,
+      ...(random(3) === 0 ? {} : { baseFee: BigInt(900 + random(4) * 50) }),
+    };
+    let point = p.arrivalSequence;
+    const inBlock = p.selectForBlock(request);
+    for (let step = 0; step < 40; step++) {
+      const op = random(20);
+      if (op < 16) {
+        const sender = 300 + random(12);
+        // Mostly the sender's next nonce; sometimes one past it (a gap) or a replacement.
+        const next = p.nextNonce(addressOf(sender)) ?? nonces.get(sender) ?? 0n;
+        const nonce = [next, next, next, next + 1n, next > 0n ? next - 1n : next][random(5)]!;
+        const fee = BigInt(900 + random(6) * 50);
+        const shape = { gasLimit: random(4) === 0 ? 60_000n : 21_000n };
+        const tx = random(3) === 0 ? legacyTx(sender, Number(nonce), fee, shape) : feeMarketTx(sender, Number(nonce), fee, BigInt(random(60)), shape);
+        try {
+          p.add(tx, ctx({ local: random(4) === 0, account: { nonce: nonces.get(sender) ?? 0n, balance: random(6) === 0 ? 21_000n * fee * 3n : RICH } }));
+        } catch (err) {
+          if (!(err instanceof RpcError)) throw err;
+        }
+      } else {
+        const all = [...p.entries()];
+        const victim = all[random(Math.max(1, all.length))];
+        if (victim !== undefined) {
+          if (op === 16) p.onBuildRejected([{ hash: victim.tx.hash, reason: random(2) === 0 ? 'insufficient-funds' : 'invalid' }]);
+          else if (op === 17) p.updateAccounts([{ address: victim.senderKey, nonce: 0n, balance: RICH }]);
+          else if (op === 18) p.remove(victim.tx.hash);
+        }
+      }
+      const from = point;
+      point = p.arrivalSequence;
+      // Now and then another question than the block's (another base fee, less gas or room).
+      const asked = [request, request, request, request, request, request, { ...request, baseFee: 1000n }, { ...request, gasLimit: 100_000n }, { ...request, maxCount: 3 }][random(9)]!;
+      const answer = p.selectForBlock({ ...asked, fromSequence: from });
+      const whole = p.selectForBlock({ ...asked, fromSequence: from, senderNonce: () => undefined });
+      t.deepEqual(sorted(answer), sorted(whole), `block ${block}, step ${step}`);
+      const lastNonce = new Map<string, bigint>();
+      for (const tx of answer) {
+        const key = toHexKey(tx.sender);
+        t.true((lastNonce.get(key) ?? -1n) < tx.nonce, 'each sender in nonce order');
+        lastNonce.set(key, tx.nonce);
+      }
+      continued++;
+      if (answer.length > 0) answered++;
+      if (asked === request) inBlock.push(...answer);
+    }
+    // The block ends: what it took is mined (each sender's nonces up to the last taken).
+    for (const tx of inBlock) nonces.set(senderOf(tx), maxOf(nonces.get(senderOf(tx)) ?? 0n, tx.nonce + 1n));
+    p.setHead(BigInt(block), undefined);
+    p.onBlockImported(inBlock.map((tx) => tx.hash), new Map());
+    checkLayers(t, p, options);
+  }
+  return { continued, answered };
+}
+
+const maxOf = (a: bigint, b: bigint): bigint => (a > b ? a : b);
+
+test('selections continued from an arrival point answer what a whole selection from that point answers', (t) => {
+  // Room for everything: most continuations bring newcomers.
+  const roomy = checkContinuedSelections(t, { maxPrioritized: 120 }, 7);
+  // A prioritized layer of 8: newcomers push others out and are pushed out themselves.
+  const tight = checkContinuedSelections(t, { maxPrioritized: 8 }, 11);
+  t.true(roomy.answered > roomy.continued / 5 && tight.answered > tight.continued / 20, JSON.stringify({ roomy, tight }));
+  t.log(`continued selections with transactions: ${roomy.answered} of ${roomy.continued} (roomy), ${tight.answered} of ${tight.continued} (tight)`);
 });
 
 // ---------------------------------------------------------------------------------------------------
