@@ -273,6 +273,8 @@ interface SelectionMemo {
   sequence: number;
   taken: number;
   gasTaken: bigint;
+  /** Transactions that joined prioritized since, in the order they joined. */
+  joined: Entry[];
 }
 
 /**
@@ -287,6 +289,9 @@ function ranksBelow(a: PrioritizedNode, b: PrioritizedNode): boolean {
   if (aMax !== bMax) return aMax < bMax;
   return a.entry.sequence > b.entry.sequence;
 }
+
+/** The order of a heap that pops the best-ranked prioritized transaction first. */
+const ranksAbove = (a: PrioritizedNode, b: PrioritizedNode): boolean => ranksBelow(b, a);
 
 /** Besu's ready-layer order, by each sender's first ready transaction: lower max fee first, then older. */
 function readyRanksBelow(a: Entry, b: Entry): boolean {
@@ -339,8 +344,6 @@ export class TransactionPool {
   private drops: { entry: Entry; reason: DropReason }[] = [];
   /** The last whole selection, while it still describes the pool (see `continueSelection`). */
   private selectionMemo: SelectionMemo | undefined;
-  /** Transactions that joined prioritized since `selectionMemo` was taken, in the order they joined. */
-  private joinedSinceMemo: Entry[] = [];
 
   constructor(
     options: Partial<TransactionPoolOptions> = {},
@@ -465,7 +468,7 @@ export class TransactionPool {
 
   private selectWhole(request: BlockSelectionRequest): DecodedTx[] {
     const { baseFee, maxCount } = request;
-    const candidates = new BinaryHeap<PrioritizedNode>((a, b) => ranksBelow(b, a));
+    const candidates = new BinaryHeap<PrioritizedNode>(ranksAbove);
     let pricedOut = false;
     const offer = (entry: Entry | undefined): void => {
       if (entry === undefined || entry.layer !== 'prioritized') return;
@@ -501,9 +504,8 @@ export class TransactionPool {
     // the caller's nonces says nothing about those and leaves the memo as it was.
     if (request.senderNonce === undefined) {
       const complete = !pricedOut && !leftOut && candidates.size === 0;
-      this.joinedSinceMemo = [];
       this.selectionMemo = complete
-        ? { baseFee, gasLimit: request.gasLimit, maxCount, sequence: this.nextSequence, taken, gasTaken: request.gasLimit - gasLeft }
+        ? { baseFee, gasLimit: request.gasLimit, maxCount, sequence: this.nextSequence, taken, gasTaken: request.gasLimit - gasLeft, joined: [] }
         : undefined;
     }
     return selected;
@@ -523,7 +525,7 @@ export class TransactionPool {
     const { baseFee } = request;
     if (memo === undefined || request.senderNonce !== undefined || request.fromSequence !== memo.sequence) return undefined;
     if (memo.baseFee !== baseFee || memo.gasLimit !== request.gasLimit || memo.maxCount !== request.maxCount) return undefined;
-    const joined = this.joinedSinceMemo;
+    const { joined } = memo;
     let gas = memo.gasTaken;
     for (const entry of joined) {
       if (baseFee !== undefined && maxFeePerGasOf(entry.tx) < baseFee) return undefined;
@@ -531,33 +533,30 @@ export class TransactionPool {
     }
     if (memo.taken + joined.length > memo.maxCount || gas > memo.gasLimit) return undefined;
 
-    // Each sender's newcomers in nonce order (the order they joined in), merged by rank.
-    const runs = new Map<SenderTransactions, Entry[]>();
+    // As the whole selection walks each sender's run, from each sender's first newcomer (the first of
+    // its to join): the prioritized nonces after a newcomer are newcomers too.
+    const candidates = new BinaryHeap<PrioritizedNode>(ranksAbove);
+    const offer = (entry: Entry): void => candidates.push({ entry, tip: effectiveTipOf(entry.tx, baseFee) });
+    const started = new Set<SenderTransactions>();
     for (const entry of joined) {
-      const run = runs.get(entry.owner);
-      if (run === undefined) runs.set(entry.owner, [entry]);
-      else run.push(entry);
+      if (started.has(entry.owner)) continue;
+      started.add(entry.owner);
+      offer(entry);
     }
-    const candidates = new BinaryHeap<{ node: PrioritizedNode; run: Entry[]; at: number }>((a, b) => ranksBelow(b.node, a.node));
-    const offer = (run: Entry[], at: number): void => {
-      const entry = run[at];
-      if (entry !== undefined) candidates.push({ node: { entry, tip: effectiveTipOf(entry.tx, baseFee) }, run, at });
-    };
-    for (const run of runs.values()) offer(run, 0);
     const selected: DecodedTx[] = [];
     for (let best = candidates.pop(); best !== undefined; best = candidates.pop()) {
-      selected.push(best.node.entry.tx);
-      offer(best.run, best.at + 1);
+      const { tx, owner } = best.entry;
+      selected.push(tx);
+      const next = owner.byNonce.get(tx.nonce + 1n);
+      if (next !== undefined && next.layer === 'prioritized') offer(next);
     }
-    this.selectionMemo = { ...memo, sequence: this.nextSequence, taken: memo.taken + joined.length, gasTaken: gas };
-    this.joinedSinceMemo = [];
+    this.selectionMemo = { ...memo, sequence: this.nextSequence, taken: memo.taken + joined.length, gasTaken: gas, joined: [] };
     return selected;
   }
 
   /** Something other than an arrival changed the prioritized layer or a sender's run: the next selection is a whole one. */
   private forgetSelection(): void {
     this.selectionMemo = undefined;
-    this.joinedSinceMemo = [];
   }
 
   /**
@@ -853,7 +852,7 @@ export class TransactionPool {
   private fill(): void {
     const touched = new Set<SenderTransactions>();
     if (this.prioritized.size < this.options.maxPrioritized) {
-      const candidates = new BinaryHeap<PrioritizedNode>((a, b) => ranksBelow(b, a));
+      const candidates = new BinaryHeap<PrioritizedNode>(ranksAbove);
       for (const sender of this.bySender.values()) {
         const next = sender.nextForPrioritized();
         if (next !== undefined) candidates.push(this.prioritizedNode(next));
@@ -996,7 +995,7 @@ export class TransactionPool {
     const { layer } = entry;
     if (layer === 'prioritized') {
       entry.selectableFrom = this.nextSequence++;
-      if (this.selectionMemo !== undefined) this.joinedSinceMemo.push(entry);
+      this.selectionMemo?.joined.push(entry);
       this.prioritized.add(entry);
       this.prioritizedByType[entry.tx.type]++;
       this.prioritizedOrder[entry.tx.type].push(this.prioritizedNode(entry));
