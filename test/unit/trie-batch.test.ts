@@ -147,7 +147,9 @@ test('decoded nodes: at most the limit are kept, a node read again is not read f
   };
   const nodes = new TrieNodes(backing, keccak_256, 8);
   const empty = (await createMPT()).root();
-  const keys = Array.from({ length: 300 }, () => randomBytes(32));
+  // Fixed keys: the kept nodes are two generations of half the limit, so a path is kept whole only when
+  // it has at most 4 stored nodes, which random keys exceeded now and then (a third shared nibble).
+  const keys = Array.from({ length: 300 }, (_, i) => keccak_256(new TextEncoder().encode(`trie-batch-key-${i}`)));
   const values = keys.map((_, i) => valueOf(i));
   const root = await applyTrieWrites(nodes, empty, keys.map((key, i) => ({ key, value: values[i] })), keccak_256);
   // A fresh cache over the same store: every node comes from the store once, until evicted.
@@ -155,7 +157,7 @@ test('decoded nodes: at most the limit are kept, a node read again is not read f
   gets = 0;
   t.deepEqual(await readTrieValue(fresh, root, keys[0]!), values[0]);
   const firstRead = gets;
-  t.true(firstRead >= 2, `the root and the nodes below it were read (${firstRead})`);
+  t.true(firstRead >= 2 && firstRead <= 4, `the root and the nodes below it were read (${firstRead}), at most a generation`);
   t.deepEqual(await readTrieValue(fresh, root, keys[0]!), values[0]);
   t.is(gets, firstRead, 'read again, the path came from the kept nodes');
   for (const [i, key] of keys.entries()) t.deepEqual(await readTrieValue(fresh, root, key), values[i], `key ${i}`);
