@@ -99,23 +99,25 @@ test('a pause between arrivals ends the rounds only when the pool is admitting n
   t.true(quiet.now() < 130);
 });
 
-test('arrivals that outpace execution end the rounds: the rest waits for the next block', async (t) => {
-  // Two transactions per ms, the chain takes one ms each; the timer at 200 ms finds 400 not yet run.
-  const { prebuilder, handover, prebuilds, held } = setup({ arrivals: steady(3000, 0.5), execMs: 1, admissionMs: 5 }, 200, 0);
+test('a burst that outpaces execution joins the block whole when it has run within the build time', async (t) => {
+  // Two transactions per ms for 500 ms, the chain takes 0.6 ms each; the timer at 100 ms finds 200 not yet run.
+  const { prebuilder, handover, prebuilds, held, now } = setup({ arrivals: steady(1000, 0.5), execMs: 0.6, admissionMs: 5 }, 100, 0);
   const result = await prebuilder.catchUp(handover, MAX_BUILD_MS);
-  t.is(result?.rounds, 1, 'the 800 that came while the first 401 ran were not taken');
-  t.is(result?.executed, 401);
-  t.is(prebuilds.length, 1);
-  t.deepEqual(held, Array.from({ length: 401 }, (_, i) => i));
+  t.is(result?.executed, 1000, 'every transaction of the burst, also those that came while the chain was behind');
+  t.deepEqual(held, Array.from({ length: 1000 }, (_, i) => i), 'each once, in pool order');
+  t.is(result?.rounds, prebuilds.length);
+  t.true(prebuilds.every((req) => req.transactions.length <= 256), 'at most 256 per request to the chain');
+  t.true(prebuilds.some((req) => req.transactions.length === 256), 'a round larger than that was split');
+  t.true(now() < 100 + MAX_BUILD_MS, `ended at ${now()}, when the burst had run`);
 });
 
-test('rounds of up to 256 go on even when they grow, within the build time', async (t) => {
-  // One per ms and the chain twice as slow: rounds grow (1, 2, 4, ...) but stay small at first.
-  const { prebuilder, handover, now } = setup({ arrivals: steady(5000, 1), execMs: 2, admissionMs: 5 }, 100, 100);
+test('arrivals that outpace execution for good fill the block until the build time is spent', async (t) => {
+  // Two per ms for 1.5 s and the chain takes 1 ms each: it falls further behind every round.
+  const { prebuilder, handover, held, now } = setup({ arrivals: steady(3000, 0.5), execMs: 1, admissionMs: 5 }, 200, 0);
   const result = await prebuilder.catchUp(handover, MAX_BUILD_MS);
-  t.true(result!.rounds > 3, `${result!.rounds} rounds`);
-  t.true(result!.executed > 101);
-  t.true(now() <= 100 + MAX_BUILD_MS + 2, 'no round ran past the build time (one transaction at most)');
+  t.true(now() >= 200 + MAX_BUILD_MS && now() <= 200 + MAX_BUILD_MS + 1, `ended at ${now()}`);
+  t.true(result!.executed >= 740 && result!.executed <= 752, `${result!.executed} in the block`);
+  t.deepEqual(held, Array.from({ length: result!.executed }, (_, i) => i), 'a prefix of pool order');
 });
 
 test('the build time bounds the rounds', async (t) => {
