@@ -462,7 +462,34 @@ export function decodeRawTransaction(raw: Uint8Array, rules: TxRules, kzg?: Blob
   // Bytes: building the ethereumjs transaction above checked each hash (32 bytes, KZG version).
   if (blobVersionedHashes !== undefined) decoded.blobVersionedHashes = blobVersionedHashes as Uint8Array[];
   if (parsed.hasBlobWrapper) decoded.canonical = parsed.hashedEncoding;
-  return decoded;
+  return type === 3 ? decoded : withOneBuffer(decoded);
+}
+
+/**
+ * The transaction with its byte strings (encoding, hash, recipient, calldata, sender, public key)
+ * copied into one buffer, each a view of it. A decoded transaction reaches the pool thread by
+ * structured clone, which gives each typed array with a buffer of its own a new ArrayBuffer there,
+ * each with its own off-heap allocation and the bookkeeping V8 keeps for it: six per pooled
+ * transaction, more memory than its bytes. Views of one buffer cross as one buffer. Blob transactions
+ * keep their arrays: their canonical form is a view of the encoding already, and a copy of the
+ * encoding would copy the blobs.
+ */
+function withOneBuffer(tx: DecodedTx): DecodedTx {
+  const { raw, hash, data, sender, senderPublicKey, to } = tx;
+  const buffer = new Uint8Array(raw.length + hash.length + data.length + sender.length + senderPublicKey.length + (to?.length ?? 0));
+  let offset = 0;
+  const place = (bytes: Uint8Array): Uint8Array => {
+    buffer.set(bytes, offset);
+    offset += bytes.length;
+    return buffer.subarray(offset - bytes.length, offset);
+  };
+  tx.raw = place(raw);
+  tx.hash = place(hash);
+  tx.data = place(data);
+  tx.sender = place(sender);
+  tx.senderPublicKey = place(senderPublicKey);
+  if (to !== undefined) tx.to = place(to);
+  return tx;
 }
 
 /**

@@ -167,10 +167,11 @@ const MIN_TX_GAS = 21_000n;
 /**
  * What one pooled transaction costs in memory beyond its byte strings, measured with
  * bench/pool-memory.ts (heap and external growth per transaction of a pool of plain transfers filled to
- * its default limits, minus their encodings): the decoded fields with their typed arrays and bigints,
- * the pool entry, and its slots in the pool's maps and orders.
+ * its default limits, minus their encodings: 1,901 − 103 bytes): the decoded fields with their typed
+ * arrays (views of one buffer, see `withOneBuffer` in transaction-decode.ts) and bigints, the pool
+ * entry, and its slots in the pool's maps and orders.
  */
-const ENTRY_OVERHEAD_BYTES = 2_200;
+const ENTRY_OVERHEAD_BYTES = 1_800;
 
 /**
  * Estimated bytes a pooled transaction occupies, what `--tx-pool-layer-max-capacity` counts: the fixed

@@ -1,4 +1,5 @@
 import test from 'ava';
+import { MessageChannel } from 'node:worker_threads';
 import { Mainnet, createCustomCommon } from '@ethereumjs/common';
 import { RLP } from '@ethereumjs/rlp';
 import {
@@ -174,6 +175,30 @@ test('EIP-1559 transaction decodes its fee fields', (t) => {
   t.is(decoded.v, BigInt(decoded.yParity));
   t.deepEqual(decoded.sender, senderAddress);
   t.deepEqual(decoded.hash, tx.hash());
+});
+
+test('a decoded transaction keeps its byte strings in one buffer, which a hand-off to another thread copies once', async (t) => {
+  const data = Uint8Array.from({ length: 68 }, (_, i) => (i * 7) & 0xff);
+  const tx = createFeeMarket1559Tx(
+    { chainId: CHAIN_ID, nonce: 4, maxFeePerGas: 10n ** 9n, maxPriorityFeePerGas: 5n, gasLimit: 60_000, to: RECIPIENT, data },
+    { common: signingCommon },
+  ).sign(key);
+  const raw = tx.serialize();
+  const decoded = decodeRawTransaction(raw, prague);
+  const fields = (d: typeof decoded) => [d.raw, d.hash, d.data, d.sender, d.senderPublicKey, d.to!];
+  const expected = [raw, tx.hash(), data, senderAddress, privateToPublic(key), RECIPIENT];
+  t.deepEqual(fields(decoded), expected);
+  const buffer = decoded.raw.buffer;
+  t.true(fields(decoded).every((bytes) => bytes.buffer === buffer), 'one buffer');
+  t.is(buffer.byteLength, expected.reduce((sum, bytes) => sum + bytes.length, 0), 'holding nothing else');
+  // As the decode task's answer reaches the pool thread.
+  const { port1, port2 } = new MessageChannel();
+  const received = new Promise<typeof decoded>((resolve) => port2.once('message', resolve));
+  port1.postMessage(decoded);
+  const arrived = await received;
+  port1.close();
+  t.deepEqual(fields(arrived), expected);
+  t.true(fields(arrived).every((bytes) => bytes.buffer === arrived.raw.buffer), 'still one buffer on the other side');
 });
 
 function setCodeTx() {
