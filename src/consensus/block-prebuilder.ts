@@ -136,8 +136,8 @@ export class BlockPrebuilder {
    * the burst: all included 1.02–1.08 s after the first send against 1.17–1.26 s, one block instead of
    * two; a 10,000-transfer burst 4.77–4.80 s against 4.90–5.10; see CHANGELOG).
    *
-   * Answers how many transactions the block holds and the requests the rounds made of the chain, or
-   * undefined when the chain did not take a round into the block the session ran transactions into.
+   * Answers how many transactions the block holds and the rounds run, or undefined when the chain did
+   * not take a round into the block the session ran transactions into.
    */
   async catchUp(handover: PrebuildHandover, maxBuildMs: number): Promise<{ executed: number; rounds: number } | undefined> {
     const until = this.scheduler.now() + maxBuildMs;
@@ -152,6 +152,7 @@ export class BlockPrebuilder {
     let round = [...handover.queued, ...(await arrivals())];
     let executed = handover.executed;
     let rounds = 0;
+    let roundStarted = false;
     for (;;) {
       const left = until - this.scheduler.now();
       if (left <= 0) break;
@@ -162,13 +163,17 @@ export class BlockPrebuilder {
         round = await arrivals();
         continue;
       }
+      if (!roundStarted) rounds += 1;
+      roundStarted = true;
       const holds = await this.prebuild(handover.parentHash, handover.timestamp, round.splice(0, BATCH), left);
       // Fewer than before, or nothing at all of a first round: the chain ignored the request or no
       // longer holds the block (the build then starts again from the whole pool).
       if (holds < executed || holds === 0) return undefined;
       executed = holds;
-      rounds += 1;
-      if (round.length === 0) round = await arrivals();
+      if (round.length === 0) {
+        round = await arrivals();
+        roundStarted = false;
+      }
     }
     return { executed, rounds };
   }

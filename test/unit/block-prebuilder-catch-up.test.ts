@@ -105,9 +105,9 @@ test('a burst that outpaces execution joins the block whole when it has run with
   const result = await prebuilder.catchUp(handover, MAX_BUILD_MS);
   t.is(result?.executed, 1000, 'every transaction of the burst, also those that came while the chain was behind');
   t.deepEqual(held, Array.from({ length: 1000 }, (_, i) => i), 'each once, in pool order');
-  t.is(result?.rounds, prebuilds.length);
   t.true(prebuilds.every((req) => req.transactions.length <= 256), 'at most 256 per request to the chain');
   t.true(prebuilds.some((req) => req.transactions.length === 256), 'a round larger than that was split');
+  t.true(result!.rounds > 1 && result!.rounds < prebuilds.length, `${result!.rounds} rounds in ${prebuilds.length} requests: a split round counts once`);
   t.true(now() < 100 + MAX_BUILD_MS, `ended at ${now()}, when the burst had run`);
 });
 
