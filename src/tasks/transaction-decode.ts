@@ -437,7 +437,7 @@ export function decodeRawTransaction(raw: Uint8Array, rules: TxRules, kzg?: Blob
 
   const decoded: DecodedTx = {
     hash: keccak_256(parsed.hashedEncoding),
-    raw: compact(raw),
+    raw,
     type,
     nonce,
     gasLimit,
@@ -462,7 +462,10 @@ export function decodeRawTransaction(raw: Uint8Array, rules: TxRules, kzg?: Blob
   // Bytes: building the ethereumjs transaction above checked each hash (32 bytes, KZG version).
   if (blobVersionedHashes !== undefined) decoded.blobVersionedHashes = blobVersionedHashes as Uint8Array[];
   if (parsed.hasBlobWrapper) decoded.canonical = parsed.hashedEncoding;
-  return type === 3 ? decoded : withOneBuffer(decoded);
+  // Either way the encoding is copied at most once, into a buffer no larger than the transaction's.
+  if (type !== 3) return withOneBuffer(decoded);
+  decoded.raw = compact(raw);
+  return decoded;
 }
 
 /**

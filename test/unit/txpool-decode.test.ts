@@ -191,6 +191,12 @@ test('a decoded transaction keeps its byte strings in one buffer, which a hand-o
   const buffer = decoded.raw.buffer;
   t.true(fields(decoded).every((bytes) => bytes.buffer === buffer), 'one buffer');
   t.is(buffer.byteLength, expected.reduce((sum, bytes) => sum + bytes.length, 0), 'holding nothing else');
+  // An encoding that is a view of a larger message (a peer's) is not kept with it.
+  const message = new Uint8Array(raw.length + 100);
+  message.set(raw, 50);
+  const fromView = decodeRawTransaction(message.subarray(50, 50 + raw.length), prague);
+  t.deepEqual(fields(fromView), expected);
+  t.is(fromView.raw.buffer.byteLength, buffer.byteLength, 'a buffer of its own, of the same size');
   // As the decode task's answer reaches the pool thread.
   const { port1, port2 } = new MessageChannel();
   const received = new Promise<typeof decoded>((resolve) => port2.once('message', resolve));
