@@ -12,8 +12,8 @@ import type { TypedTransaction } from '@ethereumjs/tx';
 import { isBlob4844Tx } from '@ethereumjs/tx';
 import { KECCAK256_RLP, bytesToHex, equalsBytes } from '@ethereumjs/util';
 import { EVMError } from '@ethereumjs/evm';
-import { Bloom, runTx } from '@ethereumjs/vm';
-import type { VM } from '@ethereumjs/vm';
+import { Bloom } from '@ethereumjs/vm';
+import type { RunTxResult, VM } from '@ethereumjs/vm';
 import type { AccountSnapshot, PoolTxForBlock, RejectedTx } from '../shared/actors/messages.js';
 import type { ChainOptions } from '../shared/actors/worker-data.js';
 import type { ChainSpec } from '../shared/execution/chain-spec.js';
@@ -28,6 +28,7 @@ import { pooledTransaction } from './pooled-transaction.js';
 import { encodeBlock, transactionItems } from './block-encoding.js';
 import { firstLine } from './import-rules.js';
 import { senderAccounts, sendersOf } from './account-snapshot.js';
+import { runBlockTransaction } from './block-execution.js';
 
 /**
  * How long execution runs before it lets other messages through. Ahead of the timer, transactions are
@@ -222,7 +223,7 @@ export class BlockAssembly {
       }
       let result;
       try {
-        result = await runTx(vm, { tx, block: envBlock, blockGasUsed: this.gasUsed, skipHardForkValidation: true });
+        result = await runBlockTransaction(vm, { tx, block: envBlock, blockGasUsed: this.gasUsed, skipHardForkValidation: true });
       } catch (err) {
         // The pool must not forget a transaction silently (a sender's transactions past its balance
         // used to vanish here): it hears why each one was left out and decides — a used nonce is
@@ -287,7 +288,7 @@ export class BlockAssembly {
   }
 }
 
-export type TxExecution = Awaited<ReturnType<typeof runTx>>;
+export type TxExecution = RunTxResult;
 
 /**
  * Why `runTx` refused a block candidate, judged from the block and the account it met (ethereumjs'
