@@ -21,6 +21,7 @@ import { fixed, log, megabytes, printTable, rate } from './lib/format.js';
 import { jsonPostRequest, rpcBody, RpcClient, runClosedLoop, type LoadJob } from './lib/http-client.js';
 import { blockFill, includedRate, sendAllOrThrow, sleep, startInclusionWatch, tallyError, waitForNonces, type InclusionFigures } from './lib/tx-load.js';
 import { ownCpuMsSince, readCpuMs, readThreadCpuMs, RssSampler, threadCpuSince } from './lib/proc.js';
+import { describeThreadSamples, PerfRecording } from './lib/perf-threads.js';
 import { HEAP_SNAPSHOT_DIR_ENV } from '../src/main/supervisor/memory.js';
 import { describeNodeMemory, NodeMemoryLog } from './lib/node-memory-log.js';
 import { accountFromKey, randomAccount, signingCommon, signTx, type Account, type SignedTx, type UnsignedFields } from './lib/signing.js';
@@ -52,6 +53,7 @@ const flags = parseFlags('dist/bench/tx-throughput.js', {
   'include-timeout': { default: 60, min: 1, description: 'seconds to wait for inclusion once submission ended' },
   'cpu-prof-dir': { default: '', description: 'run the node with --cpu-prof, profiles into this directory' },
   'heap-snapshot-dir': { default: '', description: 'after the load, write a heap snapshot of every node thread into this directory' },
+  perf: { default: false, description: "sample the node with Linux perf during each workload and print how each thread's samples split: running, compiling, collecting garbage, in the kernel" },
   'node-args': { default: '', description: "more node options, space-separated (e.g. '--metrics-enabled')" },
   build: { default: '', description: "another checkout's directory whose built node runs instead of this one (e.g. main's, to compare)" },
   workloads: { default: WORKLOADS.join(','), description: `comma-separated, run in this order: ${WORKLOADS.join(', ')}` },
@@ -305,6 +307,7 @@ async function runWorkload(
   memoryLog.resetPeak();
   const cpuAtStart = readCpuMs(rss.pid);
   const threadCpuAtStart = readThreadCpuMs(rss.pid);
+  const perf = flags.perf ? await PerfRecording.start(rss.pid, log) : undefined;
   const latencies = new LatencyRecorder();
   const rejected = new MessageTally();
   let accepted = 0;
@@ -361,6 +364,7 @@ async function runWorkload(
   if (hashMismatches > 0) log(`WARNING: ${hashMismatches} answers carried a different transaction hash than the one signed`);
 
   const inclusion = await watching;
+  const perfSamples = await perf?.stop();
   const peakRssKb = rss.peak();
   const cpuMsPerTx = ((readCpuMs(rss.pid) ?? Number.NaN) - (cpuAtStart ?? Number.NaN)) / accepted;
   const threadCpu = threadCpuSince(threadCpuAtStart, readThreadCpuMs(rss.pid)).filter(([, ms]) => ms > 0);
@@ -389,6 +393,11 @@ async function runWorkload(
   // Where the node's CPU went: the chain against admission (transports, pool, decoding) and V8's own threads (`node`: GC helpers, compilers).
   if (threadCpu.length > 0) log(`node CPU by thread (ms): ${threadCpu.map(([name, ms]) => `${name} ${Math.round(ms)}`).join(', ')}`);
   log(`node peak RSS during the workload: ${megabytes(peakRssKb)}; the node's memory line with the highest RSS: ${describeNodeMemory(memoryLog.peak)}`);
+  if (perfSamples !== undefined) {
+    // `node`: the main thread and V8's platform threads, which compile and collect garbage for every thread's isolate.
+    log(`perf samples over the workload (${perfSamples.reduce((sum, thread) => sum + thread.samples, 0)}), by thread (\`node\`: the main thread and V8's own threads):`);
+    for (const line of describeThreadSamples(perfSamples)) log(`  ${line}`);
+  }
   const receipts = await readBack(port, signed, senders.length, 'eth_getTransactionReceipt');
   const transactions = await readBack(port, signed, senders.length, 'eth_getTransactionByHash');
   for (const [what, figures] of [['receipts', receipts], ['transactions by hash', transactions]] as const) {
