@@ -76,7 +76,7 @@ export class BlockAssembly {
   private readonly included: TypedTransaction[] = [];
   private readonly includedBytes: Uint8Array[] = [];
   /** Execution results of the included transactions: the EIP-6110 deposits are read from their logs. */
-  private readonly results: TxExecution[] = [];
+  private readonly results: RunTxResult[] = [];
   private readonly receipts: StoredReceipt[] = [];
   private readonly consensusReceipts: Uint8Array[] = [];
   private readonly rejected: RejectedTx[] = [];
@@ -288,8 +288,6 @@ export class BlockAssembly {
   }
 }
 
-export type TxExecution = RunTxResult;
-
 /**
  * Why `runTx` refused a block candidate, judged from the block and the account it met (ethereumjs'
  * error texts are not an API): its nonce was used already or is ahead of the account's, it offers less
@@ -313,7 +311,7 @@ async function rejectionOf(vm: VM, block: Block, tx: TypedTransaction, blobGas: 
 /** The receipt this node stores for `tx`, executed with `result`, `cumulativeGasUsed` gas into its block. */
 export function toStoredReceipt(
   tx: TypedTransaction,
-  result: TxExecution,
+  result: RunTxResult,
   cumulativeGasUsed: bigint,
   baseFee: bigint | undefined,
   options: ChainOptions,

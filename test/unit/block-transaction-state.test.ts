@@ -6,34 +6,20 @@
  */
 import test from 'ava';
 import { EVM } from '@ethereumjs/evm';
-import { createFeeMarket1559Tx } from '@ethereumjs/tx';
 import { hexToBytes } from '@ethereumjs/util';
-import { Chain } from '../../src/chain/chain.js';
+import type { Chain } from '../../src/chain/chain.js';
 import type { PoolTxForBlock } from '../../src/shared/actors/messages.js';
-import { loadDevNetwork } from '../../src/shared/ethereum/genesis.js';
-import { txCommonFor } from '../../src/shared/ethereum/tx-common.js';
-import { chainSpecFromGenesis } from '../../src/shared/execution/network-spec.js';
 import { collectGarbage } from '../../src/shared/util/collect-garbage.js';
-import { decodeRawTransaction } from '../../src/tasks/transaction-decode.js';
-import { txRulesFor } from '../../src/txpool/tx-rules.js';
 import { DEV_ACCOUNTS } from '../helpers/dev-accounts.js';
+import { candidate, openDevChain, signedTx } from '../helpers/dev-chain.js';
 import { removeDataPath, tempDataPath } from '../helpers/node-process.js';
 
-const GWEI = 10n ** 9n;
 const COINBASE = hexToBytes(`0x${'c0'.repeat(20)}`);
-const txCommon = txCommonFor(1337n, 'cancun');
 /** Init code that runs in an interpreter (PUSH, MSTORE, RETURN) and deploys 32 bytes. */
-const INIT_CODE = hexToBytes('0x600160005260206000f3');
+const INIT_CODE = '0x600160005260206000f3';
 const TRANSACTIONS = 40;
 
-function creation(nonce: bigint): PoolTxForBlock {
-  const tx = createFeeMarket1559Tx(
-    { chainId: 1337n, nonce, gasLimit: 100_000n, maxFeePerGas: 10n * GWEI, maxPriorityFeePerGas: 1n, data: INIT_CODE },
-    { common: txCommon },
-  ).sign(hexToBytes(DEV_ACCOUNTS[0]!.privateKey as `0x${string}`));
-  const decoded = decodeRawTransaction(tx.serialize(), txRulesFor(1337n, 'cancun'));
-  return { raw: decoded.raw, hash: decoded.hash, senderPublicKey: decoded.senderPublicKey };
-}
+const creation = (nonce: bigint): PoolTxForBlock => candidate(signedTx(DEV_ACCOUNTS[0]!.privateKey, nonce, { data: INIT_CODE }));
 
 /**
  * Until the test ends, calls `onState` with the interpreter state each contract creation's top-level
@@ -55,9 +41,8 @@ function watchInterpreterStates(t: { teardown(fn: () => void): void }, onState: 
 }
 
 async function openChains(t: { teardown(fn: () => Promise<void>): void }, count: number): Promise<Chain[]> {
-  const spec = await chainSpecFromGenesis(JSON.stringify(loadDevNetwork().genesisJson));
   const paths = Array.from({ length: count }, () => tempDataPath());
-  const chains = await Promise.all(paths.map((path) => Chain.open(path, spec)));
+  const chains = await Promise.all(paths.map(openDevChain));
   t.teardown(async () => {
     await Promise.all(chains.map((chain) => chain.close()));
     paths.forEach(removeDataPath);
