@@ -21,6 +21,7 @@ import { collectRequests, runPreTransactionSystemCalls } from '../shared/executi
 import { encodeConsensusReceipt } from '../shared/ethereum/consensus-receipt.js';
 import { orderedTrieRoot } from '../shared/ethereum/ordered-trie.js';
 import { withFields } from '../shared/util/with-fields.js';
+import { commonTransaction, runCommonTransaction } from './block-transaction.js';
 
 export interface BlockExecution {
   /** Each transaction's consensus receipt (cumulative gas, and a state root before Byzantium). */
@@ -38,7 +39,7 @@ export interface BlockExecution {
  * builds it, the heap measured after a full collection).
  */
 export async function runBlockTransaction(vm: VM, opts: RunTxOpts): Promise<RunTxResult> {
-  const result = await runTx(vm, opts);
+  const result = (commonTransaction(vm, opts) ? await runCommonTransaction(vm, opts) : undefined) ?? (await runTx(vm, opts));
   // Assigned rather than deleted: the result keeps its shape.
   result.execResult.runState = undefined;
   return result;

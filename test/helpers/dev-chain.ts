@@ -15,12 +15,24 @@ import { decodeExtraData, encodeExtraData } from '../../src/shared/qbft/extra-da
 import { addressOf, signCommitSeal } from '../../src/shared/qbft/seal.js';
 import { decodeRawTransaction } from '../../src/tasks/transaction-decode.js';
 import { txRulesFor } from '../../src/txpool/tx-rules.js';
+import { removeDataPath, tempDataPath } from './node-process.js';
 
 export const devNetwork = loadDevNetwork();
 const genesisJson = JSON.stringify(devNetwork.genesisJson);
 const txCommon = txCommonFor(1337n, 'cancun');
 
 export const openDevChain = async (path: string): Promise<Chain> => Chain.open(path, await chainSpecFromGenesis(genesisJson));
+
+/** `count` dev chains, each on a temporary database, closed and removed when the test ends. */
+export async function openDevChains(t: { teardown(fn: () => Promise<void>): void }, count: number): Promise<Chain[]> {
+  const paths = Array.from({ length: count }, () => tempDataPath());
+  const chains = await Promise.all(paths.map(openDevChain));
+  t.teardown(async () => {
+    await Promise.all(chains.map((chain) => chain.close()));
+    paths.forEach(removeDataPath);
+  });
+  return chains;
+}
 
 /** A 1559 transaction of the dev account `key`: 5 wei to 0x…c0ffe by default, or a call or deployment with `data`. */
 export function signedTx(key: string, nonce: bigint, options: { to?: string; data?: string; value?: bigint } = {}): FeeMarket1559Tx {

@@ -11,8 +11,7 @@ import type { Chain } from '../../src/chain/chain.js';
 import type { PoolTxForBlock } from '../../src/shared/actors/messages.js';
 import { collectGarbage } from '../../src/shared/util/collect-garbage.js';
 import { DEV_ACCOUNTS } from '../helpers/dev-accounts.js';
-import { candidate, openDevChain, signedTx } from '../helpers/dev-chain.js';
-import { removeDataPath, tempDataPath } from '../helpers/node-process.js';
+import { candidate, openDevChains, signedTx } from '../helpers/dev-chain.js';
 
 const COINBASE = hexToBytes(`0x${'c0'.repeat(20)}`);
 /** Init code that runs in an interpreter (PUSH, MSTORE, RETURN) and deploys 32 bytes. */
@@ -40,22 +39,12 @@ function watchInterpreterStates(t: { teardown(fn: () => void): void }, onState: 
   });
 }
 
-async function openChains(t: { teardown(fn: () => Promise<void>): void }, count: number): Promise<Chain[]> {
-  const paths = Array.from({ length: count }, () => tempDataPath());
-  const chains = await Promise.all(paths.map(openDevChain));
-  t.teardown(async () => {
-    await Promise.all(chains.map((chain) => chain.close()));
-    paths.forEach(removeDataPath);
-  });
-  return chains;
-}
-
 /** The next turn of the event loop: the current job (whose WeakRef targets V8 keeps alive) has ended, finalizers have run. */
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
 // Serial: each test patches EVM.prototype.runCall.
 test.serial('a block being built keeps none of its transactions’ interpreter states', async (t) => {
-  const [chain] = await openChains(t, 1);
+  const [chain] = await openDevChains(t, 1);
   const head = chain!.getHead();
   const timestamp = head.timestamp + 1n;
   const txs = Array.from({ length: TRANSACTIONS }, (_, i) => creation(BigInt(i)));
@@ -77,7 +66,7 @@ test.serial('a block being built keeps none of its transactions’ interpreter s
 });
 
 test.serial('a block being imported keeps none of its transactions’ interpreter states', async (t) => {
-  const [proposer, follower] = await openChains(t, 2);
+  const [proposer, follower] = await openDevChains(t, 2);
   const head = proposer!.getHead();
   const txs = Array.from({ length: TRANSACTIONS }, (_, i) => creation(BigInt(i)));
   const built = await proposer!.buildBlock({ timestamp: head.timestamp + 1n, coinbase: COINBASE, extraData: head.extraData, maxBuildMs: 10_000, transactions: txs });

@@ -18,6 +18,7 @@ import type { StateAtBlock } from './state-views.js';
 import { StructLogCollector, reanchorAfterPreByzantium, withStepListener } from './struct-log-tracer.js';
 import type { TraceOptions } from '../rpc/methods/param-shapes.js';
 import { withFields } from '../util/with-fields.js';
+import { chargedGas, warmTransactionAddresses } from './transaction-steps.js';
 
 /** EIP-7825's cap on a transaction's gas limit (2^24), from Osaka on. */
 export const TX_GAS_LIMIT_CAP = 16_777_216n;
@@ -385,20 +386,8 @@ async function runAsMessage(vm: VM, { tx, from, intrinsicGas, floorGas }: Checke
   await journal.cleanup();
   await journal.checkpoint();
   try {
-    if (tx.type !== TransactionType.Legacy) {
-      for (const [address, slots] of (tx as AccessList2930Tx).accessList) {
-        const addressHex = bytesToUnprefixedHex(address);
-        journal.addAlwaysWarmAddress(addressHex, true);
-        for (const slot of slots) journal.addAlwaysWarmSlot(addressHex, bytesToUnprefixedHex(slot), true);
-      }
-    }
     const to = tx.to!;
-    if (common.isActivatedEIP(2929)) {
-      for (const [address] of vm.evm.precompiles.entries()) journal.addAlwaysWarmAddress(address);
-      journal.addAlwaysWarmAddress(from.toString());
-      journal.addAlwaysWarmAddress(bytesToUnprefixedHex(to.bytes));
-      if (common.isActivatedEIP(3651)) journal.addAlwaysWarmAddress(bytesToUnprefixedHex(env.header.coinbase.bytes));
-    }
+    warmTransactionAddresses(vm, tx, from, env.header.coinbase);
     const sender = (await vm.stateManager.getAccount(from)) ?? new Account();
     if (sender.balance < tx.value) sender.balance = tx.value;
     sender.nonce += 1n;
@@ -422,14 +411,7 @@ async function runAsMessage(vm: VM, { tx, from, intrinsicGas, floorGas }: Checke
     }
     await journal.commit();
     await journal.commit();
-    const gasRefund = execResult.gasRefund ?? 0n;
-    let totalGasSpent = execResult.executionGasUsed + intrinsicGas;
-    if (gasRefund !== 0n) {
-      const maxRefund = totalGasSpent / common.param('maxRefundQuotient');
-      totalGasSpent -= gasRefund < maxRefund ? gasRefund : maxRefund;
-    }
-    if (common.isActivatedEIP(7623) && totalGasSpent < floorGas) return { execResult, totalGasSpent: floorGas, gasRefund: 0n };
-    return { execResult, totalGasSpent, gasRefund };
+    return { execResult, ...chargedGas(vm, execResult.executionGasUsed + intrinsicGas, execResult.gasRefund ?? 0n, floorGas) };
   } catch (err) {
     await journal.revert();
     throw err;
