@@ -7,7 +7,6 @@
 import test from 'ava';
 import { EVM } from '@ethereumjs/evm';
 import { hexToBytes } from '@ethereumjs/util';
-import type { Chain } from '../../src/chain/chain.js';
 import type { PoolTxForBlock } from '../../src/shared/actors/messages.js';
 import { collectGarbage } from '../../src/shared/util/collect-garbage.js';
 import { DEV_ACCOUNTS } from '../helpers/dev-accounts.js';

@@ -4,9 +4,8 @@
  */
 import type { Block } from '@ethereumjs/block';
 import type { TypedTransaction } from '@ethereumjs/tx';
-import type { AccessList2930Tx } from '@ethereumjs/tx';
 import { TransactionType, createAccessList2930Tx, createBlob4844Tx, createFeeMarket1559Tx, createLegacyTx, getCalldataFloorGas, isBlob4844Tx } from '@ethereumjs/tx';
-import { Account, Address, KECCAK256_NULL, bigIntToHex, bytesToHex, bytesToUnprefixedHex, equalsBytes, hexToBytes } from '@ethereumjs/util';
+import { Account, Address, KECCAK256_NULL, bigIntToHex, bytesToHex, equalsBytes, hexToBytes } from '@ethereumjs/util';
 import { runTx } from '@ethereumjs/vm';
 import type { VM } from '@ethereumjs/vm';
 import type { AccountOverride, CallRequest } from '../rpc/params.js';
@@ -382,7 +381,6 @@ function runsAsMessage(vm: VM, { tx, price }: CheckedCall, opts: RunCallOptions)
  */
 async function runAsMessage(vm: VM, { tx, from, intrinsicGas, floorGas }: CheckedCall, env: Block): Promise<CallOutcome> {
   const journal = vm.evm.journal;
-  const common = vm.common;
   await journal.cleanup();
   await journal.checkpoint();
   try {
