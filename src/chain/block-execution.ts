@@ -30,10 +30,11 @@ export interface BlockExecution {
 }
 
 /**
- * runTx for one transaction of a block, whose result the block keeps until it is done (receipts,
- * EIP-6110 deposits), without the state of the interpreter that ran its outermost frame
- * (`execResult.runState`: the interpreter, its stack and memory, the call's environment), which
- * nothing reads once the transaction has run. Kept, it held about 3 kB per transaction on the heap and
+ * One transaction of a block, run as runTx runs it: by the chain's own step for the common kinds
+ * (block-transaction.ts), by runTx for the rest and for any the step hands back. The block keeps the
+ * result until it is done (receipts, EIP-6110 deposits), without the state of the interpreter that
+ * ran its outermost frame (`execResult.runState`: the interpreter, its stack and memory, the call's
+ * environment), which nothing reads once the transaction has run. Kept, it held about 3 kB per transaction on the heap and
  * the frame's 1 kB of EVM memory until the block was sealed or imported: 31 MB of heap and 10 MB
  * outside it at the seal of a block of 10,000 ERC-20 transfers (built as `bench/block-building.ts`
  * builds it, the heap measured after a full collection).

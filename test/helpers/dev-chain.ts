@@ -7,6 +7,7 @@ import { createFeeMarket1559Tx } from '@ethereumjs/tx';
 import type { FeeMarket1559Tx, TypedTransaction } from '@ethereumjs/tx';
 import { hexToBytes } from '@ethereumjs/util';
 import { Chain } from '../../src/chain/chain.js';
+import type { BuiltBlock } from '../../src/chain/block-assembly.js';
 import { chainSpecFromGenesis } from '../../src/shared/execution/network-spec.js';
 import type { PoolTxForBlock } from '../../src/shared/actors/messages.js';
 import { loadDevNetwork } from '../../src/shared/ethereum/genesis.js';
@@ -59,21 +60,26 @@ export function candidate(tx: TypedTransaction): PoolTxForBlock {
 }
 
 /**
- * Builds a block on `chain`'s head `timeStep` seconds after it and stores it sealed by the dev
- * validator; resolves with the unsealed proposal and the sealed block. Every transaction must fit.
+ * Builds a block on `chain`'s head `timeStep` seconds after it, paying `coinbase` (the dev validator
+ * by default), and stores it sealed by the dev validator; resolves with what the chain built (its
+ * receipts and the candidates it left out), the unsealed proposal and the sealed block.
  */
-export async function proposeAndCommit(chain: Chain, transactions: PoolTxForBlock[], timeStep = 1n): Promise<{ proposal: Uint8Array; sealed: Block }> {
+export async function buildAndCommit(
+  chain: Chain,
+  transactions: PoolTxForBlock[],
+  { timeStep = 1n, coinbase = addressOf(devNetwork.validatorKey) }: { timeStep?: bigint; coinbase?: Uint8Array } = {},
+): Promise<{ built: BuiltBlock; proposal: Uint8Array; sealed: Block }> {
   const head = chain.getHead();
   const unsealed = { vanity: new Uint8Array(32), validators: decodeExtraData(head.extraData).validators, round: 0, seals: [] as Uint8Array[] };
-  const built = await chain.buildBlock({
-    timestamp: head.timestamp + timeStep,
-    coinbase: addressOf(devNetwork.validatorKey),
-    extraData: encodeExtraData(unsealed),
-    maxBuildMs: 10_000,
-    transactions,
-  });
-  if (built.rejected.length > 0) throw new Error(`test setup: expected every transaction to be included, ${built.rejected.length} left out`);
+  const built = await chain.buildBlock({ timestamp: head.timestamp + timeStep, coinbase, extraData: encodeExtraData(unsealed), maxBuildMs: 10_000, transactions });
   const proposal = built.block.serialize();
   const event = await chain.importBuilt(built, encodeExtraData({ ...unsealed, seals: [signCommitSeal(built.hash, devNetwork.validatorKey)] }));
-  return { proposal, sealed: (await chain.store.getBlock(event.head.hash))! };
+  return { built, proposal, sealed: (await chain.store.getBlock(event.head.hash))! };
+}
+
+/** `buildAndCommit` paying the dev validator, where every transaction must fit. */
+export async function proposeAndCommit(chain: Chain, transactions: PoolTxForBlock[], timeStep = 1n): Promise<{ proposal: Uint8Array; sealed: Block }> {
+  const { built, proposal, sealed } = await buildAndCommit(chain, transactions, { timeStep });
+  if (built.rejected.length > 0) throw new Error(`test setup: expected every transaction to be included, ${built.rejected.length} left out`);
+  return { proposal, sealed };
 }

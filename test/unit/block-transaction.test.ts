@@ -18,10 +18,8 @@ import { commonTransaction, runCommonTransaction } from '../../src/chain/block-t
 import type { PoolTxForBlock, RejectedTx } from '../../src/shared/actors/messages.js';
 import type { StoredReceipt } from '../../src/shared/ethereum/chain-records.js';
 import { txCommonFor } from '../../src/shared/ethereum/tx-common.js';
-import { decodeExtraData, encodeExtraData } from '../../src/shared/qbft/extra-data.js';
-import { signCommitSeal } from '../../src/shared/qbft/seal.js';
 import { DEV_ACCOUNTS } from '../helpers/dev-accounts.js';
-import { candidate, devNetwork, openDevChains } from '../helpers/dev-chain.js';
+import { buildAndCommit, candidate, openDevChains } from '../helpers/dev-chain.js';
 
 const CHAIN_ID = 1337n;
 const common = txCommonFor(CHAIN_ID, 'osaka');
@@ -89,18 +87,12 @@ function accessList(key: Key, nonce: bigint, fields: TxFields, warm: { address: 
 /** The VM a chain builds blocks with (private to Chain: tests only). */
 const buildVmOf = (chain: Chain): VM => (chain as unknown as { buildVm: VM }).buildVm;
 
-/** Builds the same block on every chain from `transactions`; answers what each built, sealed and stored. */
+/** Builds the same block on every chain from `transactions` and stores it; answers what each built, proposed and stored. */
 async function buildEverywhere(chains: Chain[], coinbase: string, transactions: PoolTxForBlock[]) {
-  const head = chains[0]!.getHead();
-  const unsealed = { vanity: new Uint8Array(32), validators: decodeExtraData(head.extraData).validators, round: 0, seals: [] as Uint8Array[] };
-  const request = { timestamp: head.timestamp + 1n, coinbase: hexToBytes(coinbase as Key), extraData: encodeExtraData(unsealed), maxBuildMs: 10_000, transactions };
   const outcomes: { proposal: string; receipts: StoredReceipt[]; rejected: RejectedTx[]; sealed: Block }[] = [];
   for (const chain of chains) {
-    const built = await chain.buildBlock(request);
-    const proposal = bytesToHex(built.block.serialize());
-    const { receipts, rejected } = built;
-    const event = await chain.importBuilt(built, encodeExtraData({ ...unsealed, seals: [signCommitSeal(built.hash, devNetwork.validatorKey)] }));
-    outcomes.push({ proposal, receipts, rejected, sealed: (await chain.store.getBlock(event.head.hash))! });
+    const { built, proposal, sealed } = await buildAndCommit(chain, transactions, { coinbase: hexToBytes(coinbase as Key) });
+    outcomes.push({ proposal: bytesToHex(proposal), receipts: built.receipts, rejected: built.rejected, sealed });
   }
   return outcomes;
 }
